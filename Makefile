@@ -1,0 +1,38 @@
+# Two entry points for a newcomer: `make demo` and `make test`. Both create .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+DEMO_OUT ?= demo_out
+
+.PHONY: setup demo test test-all lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q -U pip
+	$(BIN)/pip install -q torch==2.13.0        # the CPU build; an unpinned torch pulls CUDA
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	$(BIN)/dapo demo --out $(DEMO_OUT)
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q
+
+test-all: setup
+	$(BIN)/pytest -q -m "slow or integration or not (slow or integration)"
+
+lint: setup
+	$(BIN)/ruff check .
+
+bench: setup
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/python bench/verifiers.py
+	$(BIN)/python bench/mathdata.py
+
+clean:
+	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .ruff_cache
