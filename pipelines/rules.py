@@ -1,0 +1,394 @@
+"""Deterministic rules that turn an answer into one integer, as the DAPO paper did by hand.
+
+An answer such as `\\frac{3}{8}` becomes "... can be written as m/n ... Find m+n" with the
+integer 11; `11-2\\sqrt{6}` becomes "k - m sqrt(n) ... Find k+m+n" with 19. Every rule parses
+the answer into an exact sympy value first, so the integer is computed, never pattern-matched,
+and `recompute` can rebuild the value from `transform_detail` to prove the rewrite is right.
+Answers no rule covers come back as a `Miss` with a reason and whether an LLM may try.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import reduce
+
+import sympy
+
+MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
+_POW_LIMIT = 2000  # log10 bound on any intermediate power; stops power towers before they hang
+
+
+@dataclass
+class Rewrite:
+    """A successful rewrite: the new statement, its integer answer and the parameters used."""
+
+    rule: str
+    problem: str
+    answer: str
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass
+class Miss:
+    """No rule applies. `llm` says whether the answer is worth sending to the LLM."""
+
+    reason: str
+    llm: bool = True
+
+
+# ---------------------------------------------------------------------------------------------
+# parsing
+
+
+def _strip_outer(s: str) -> str:
+    s = s.strip().strip("$").strip()
+    for pre in ("\\boxed{", "\\fbox{"):
+        if s.startswith(pre) and s.endswith("}"):
+            s = s[len(pre) : -1]
+    s = re.sub(r"\\[,;:! ]|~", " ", s)
+    s = s.replace("\\left", "").replace("\\right", "").replace("\\displaystyle", "")
+    s = re.sub(r"\\[dt]frac", r"\\frac", s)
+    s = s.replace("\u2212", "-").strip().rstrip(".").strip()
+    return s
+
+
+def _top_level_commas(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return True
+    return False
+
+
+def _power_depth(s: str) -> int:
+    """How deeply `^` nests (a tower like 5^{5^{5}} has depth 3)."""
+    best, stack = 0, []
+    i = 0
+    while i < len(s):
+        if s[i] == "^":
+            level = sum(1 for x in stack if x) + 1
+            best = max(best, level)
+            if i + 1 < len(s) and s[i + 1] == "{":
+                stack.append(True)
+                i += 2
+                continue
+        elif s[i] == "{":
+            stack.append(False)
+        elif s[i] == "}" and stack:
+            stack.pop()
+        i += 1
+    return best
+
+
+@dataclass
+class Parsed:
+    """An answer read into an exact value, with the unit and surface form the rules need."""
+
+    value: sympy.Expr
+    unit: str | None  # "degrees", "percent" or None
+    decimals: int  # digits after the point when written as a terminating decimal, else 0
+
+
+def parse_answer(answer: str) -> Parsed | Miss:
+    """Read an answer string (LaTeX or plain) into an exact sympy number, or say why not."""
+    from latex2sympy2_extended import latex2sympy
+
+    if answer is None or not str(answer).strip():
+        return Miss("empty answer", llm=False)
+    s = _strip_outer(str(answer))
+    if re.search(r"\b(or|and)\b|\\(text|mathrm)\{\s*(or|and)\s*\}", s):
+        return Miss("several answers")
+    if re.fullmatch(r"-?\d{1,3}(,\d{3})+", s):  # thousands separators
+        s = s.replace(",", "")
+    s = s.replace("{,}", "")
+    if _top_level_commas(s):
+        return Miss("tuple or several answers")
+    if re.match(r"^[\[(].*[\])]$", s) and "," in s:
+        return Miss("interval or tuple")
+    if re.search(r"\\(in|cup|cap|le|ge|leq|geq|lt|gt|neq)\b|[<>]|\\infty", s):
+        return Miss("interval or inequality")
+    m = re.fullmatch(r"([A-Za-z](_\{?\w+\}?)?|\\[a-zA-Z]+)\s*=\s*(.+)", s)
+    if m and "=" not in m.group(3):
+        s = m.group(3)  # `k=1`, `M=\frac{9}{32}\sqrt{2}`: drop the name
+    if "=" in s:
+        return Miss("equation or function")
+    unit = None
+    if re.search(r"\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree", s):
+        unit = "degrees"
+        s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree", "", s)
+    if re.search(r"\\?%", s):
+        unit = "percent"
+        s = re.sub(r"\\?%", "", s)
+    s = re.sub(r"\\(text|mbox|mathrm)\{\s*[A-Za-z. ]*\}\s*$", "", s).strip()  # trailing unit words
+    if not s:
+        return Miss("empty answer", llm=False)
+    decimals = 0
+    dm = re.fullmatch(r"-?\d*\.(\d+)", s)
+    if dm:
+        decimals = len(dm.group(1).rstrip("0"))
+
+    def _exact(mt: re.Match) -> str:
+        whole, frac = mt.group(1) or "0", mt.group(2)
+        return f"({int(whole + frac)}/{10 ** len(frac)})"
+
+    s = re.sub(r"(\d*)\.(\d+)", _exact, s)  # decimals stay exact, never floats
+    if _power_depth(s) >= 3:
+        return Miss("power tower too large to evaluate")
+    try:
+        expr = latex2sympy(s)
+    except Exception as e:  # the parser raises plain Exception on bad LaTeX
+        return Miss(f"unparseable answer: {str(e).splitlines()[0][:80]}")
+    if not isinstance(expr, sympy.Expr):
+        return Miss(f"not a number ({type(expr).__name__})")
+    if expr.free_symbols:
+        names = ", ".join(sorted(str(x) for x in expr.free_symbols))
+        return Miss(f"expression in variables ({names})")
+    value = _safe_eval(expr)
+    if isinstance(value, Miss):
+        return value
+    if value.has(sympy.zoo, sympy.oo, sympy.nan) or not value.is_real:
+        return Miss("not a finite real number", llm=False)
+    return Parsed(value=value, unit=unit, decimals=decimals)
+
+
+def _safe_eval(expr: sympy.Expr) -> sympy.Expr | Miss:
+    """Evaluate bottom-up, refusing powers and factorials whose size would hang sympy."""
+    if not expr.args:
+        return expr
+    args = []
+    for a in expr.args:
+        v = _safe_eval(a)
+        if isinstance(v, Miss):
+            return v
+        args.append(v)
+    if isinstance(expr, sympy.Pow):
+        base, exp = args
+        if base.is_number and exp.is_number and exp.is_real and abs(base) > 1:
+            size = abs(float(exp)) * math.log10(abs(float(base)) if abs(base) < 1e300 else 300)
+            if size > _POW_LIMIT:
+                return Miss("number too large")
+    if isinstance(expr, sympy.factorial) and args[0].is_number and args[0] > 800:
+        return Miss("number too large")
+    try:
+        return expr.func(*args)
+    except (TypeError, ValueError) as e:
+        return Miss(f"cannot evaluate: {e}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules
+
+
+_EXPRESS = re.compile(
+    r"\s*(Express|Give|Write)\s+(your|the)\s+answer\s+(as|in)[^.?!]*[.?!]?\s*$", re.IGNORECASE
+)
+
+
+def _append(problem: str, sentence: str) -> str:
+    """Append the AIME-style sentence, dropping a trailing "Express your answer as ..." first."""
+    base = _EXPRESS.sub("", problem.rstrip())
+    return f"{base.rstrip()} {sentence}".strip()
+
+
+_SQUAREFREE = "is not divisible by the square of any prime"
+
+
+def _integer(v: sympy.Expr) -> int | None:
+    return int(v) if v.is_Integer else None
+
+
+def _radical_parts(v: sympy.Expr) -> tuple[int, int, int, int] | None:
+    """Write v as (a + b*sqrt(c))/d with c > 1 squarefree, d > 0 and gcd(a, b, d) = 1."""
+    v = sympy.expand(sympy.radsimp(v))
+    a, b, c = sympy.Rational(0), sympy.Rational(0), None
+    for term in sympy.Add.make_args(v):
+        if term.is_Rational:
+            a += term
+            continue
+        coeff, rest = term.as_coeff_Mul()
+        if not (isinstance(rest, sympy.Pow) and rest.exp == sympy.Rational(1, 2) and rest.base.is_Integer):
+            return None
+        if c is not None and rest.base != c:
+            return None
+        c, b = rest.base, b + coeff
+    if c is None or b == 0 or not a.is_Rational or not b.is_Rational:
+        return None
+    d = sympy.ilcm(a.q, b.q)
+    A, B = int(a * d), int(b * d)
+    g = reduce(math.gcd, [A, B, int(d)])
+    return A // g, B // g, int(c), int(d) // g
+
+
+def _signed(sign: int, name: str) -> str:
+    return f"-{name}" if sign < 0 else name
+
+
+def _rule_radical(problem: str, v: sympy.Expr) -> Rewrite | None:
+    parts = _radical_parts(v)
+    if parts is None:
+        return None
+    a, b, c, d = parts
+    root = f"{_signed(b, 'm')}\\sqrt{{n}}"
+    if a == 0:
+        params = {"m": abs(b), "n": c}
+        body, names = root, "$m$ and $n$"
+    else:
+        params = {"k": abs(a), "m": abs(b), "n": c}
+        # lead with the positive term, as a contest would write it (11 - 2 sqrt 6, sqrt 5 - 1)
+        if a > 0:
+            body = f"k {'-' if b < 0 else '+'} m\\sqrt{{n}}"
+        elif b > 0:
+            body = "m\\sqrt{n} - k"
+        else:
+            body = "-k - m\\sqrt{n}"
+        names = "$k$, $m$ and $n$"
+    if d == 1:
+        rule = "root_multiple" if a == 0 else "radical"
+        form = f"${body}$"
+        cond = f"where {names} are positive integers and $n$ {_SQUAREFREE}"
+    else:
+        rule = "radical_fraction"
+        params["p"] = d
+        if a == 0:
+            num = "m\\sqrt{n}" if b > 0 else "-m\\sqrt{n}"
+            form = f"$\\frac{{{num}}}{{p}}$"
+            cond = (
+                f"where $m$, $n$ and $p$ are positive integers, $m$ and $p$ are relatively prime, "
+                f"and $n$ {_SQUAREFREE}"
+            )
+        else:
+            form = f"$\\frac{{{body}}}{{p}}$"
+            cond = (
+                f"where $k$, $m$, $n$ and $p$ are positive integers, the greatest common divisor "
+                f"of $k$, $m$ and $p$ is $1$, and $n$ {_SQUAREFREE}"
+            )
+    total = sum(params.values())
+    find = "+".join(params)
+    detail = {**params, "form": form.strip("$"), "signs": {"a": int(a), "b": int(b)}}
+    text = f"The answer can be written as {form}, {cond}. Find ${find}$."
+    return Rewrite(rule, _append(problem, text), str(total), detail)
+
+
+def _rule_fraction(problem: str, v: sympy.Rational) -> Rewrite:
+    m, n = abs(int(v.p)), int(v.q)
+    form = "-\\frac{m}{n}" if v < 0 else "\\frac{m}{n}"
+    text = (
+        f"The answer can be written as ${form}$, where $m$ and $n$ are relatively prime "
+        f"positive integers. Find $m+n$."
+    )
+    return Rewrite("fraction", _append(problem, text), str(m + n), {"m": m, "n": n, "negative": bool(v < 0)})
+
+
+def _rule_decimal(problem: str, v: sympy.Rational, places: int) -> Rewrite:
+    scale = 10**places
+    text = f"If the answer is $x$ (a terminating decimal), find ${scale}x$."
+    return Rewrite("decimal", _append(problem, text), str(int(v * scale)), {"places": places, "scale": scale})
+
+
+def _rule_pi(problem: str, v: sympy.Expr) -> Rewrite | None:
+    r = sympy.nsimplify(sympy.simplify(v / sympy.pi))
+    if not r.is_Rational or r == 0:
+        return None
+    sign = "-" if r < 0 else ""
+    if r.is_Integer:
+        text = f"The answer can be written as ${sign}k\\pi$, where $k$ is a positive integer. Find $k$."
+        return Rewrite(
+            "pi_multiple",
+            _append(problem, text),
+            str(abs(int(r))),
+            {"k": abs(int(r)), "negative": bool(r < 0)},
+        )
+    m, n = abs(int(r.p)), int(r.q)
+    text = (
+        f"The answer can be written as ${sign}\\frac{{m\\pi}}{{n}}$, where $m$ and $n$ are relatively "
+        f"prime positive integers. Find $m+n$."
+    )
+    return Rewrite(
+        "pi_multiple", _append(problem, text), str(m + n), {"m": m, "n": n, "negative": bool(r < 0)}
+    )
+
+
+_UNIT_SENTENCE = {
+    "degrees": "Give the answer in degrees.",
+    "percent": "Give the answer as a percentage, without the percent sign.",
+}
+
+
+def apply_rules(problem: str, answer: str) -> Rewrite | Miss:
+    """Rewrite (problem, answer) so the answer is one integer, or say why no rule applies."""
+    parsed = parse_answer(answer)
+    if isinstance(parsed, Miss):
+        return parsed
+    v, unit = parsed.value, parsed.unit
+    if unit:
+        problem = _append(problem, _UNIT_SENTENCE[unit])
+    out: Rewrite | None = None
+    if v.is_Integer:
+        name = unit or "identity"
+        out = Rewrite(name, problem, str(int(v)), {"unit": unit} if unit else {})
+    elif v.is_Rational:
+        out = _rule_decimal(problem, v, parsed.decimals) if parsed.decimals else _rule_fraction(problem, v)
+    else:
+        out = _rule_pi(problem, v) if v.has(sympy.pi) else _rule_radical(problem, v)
+    if out is None:
+        return Miss("irrational form no rule covers")
+    if unit:
+        out.detail["unit"] = unit
+    if len(out.answer.lstrip("-")) > MAX_DIGITS:
+        return Miss(f"integer too large ({len(out.answer.lstrip('-'))} digits)")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# checking a rewrite independently
+
+
+def recompute(rule: str, detail: dict, answer: str) -> sympy.Expr:
+    """Rebuild the original answer's value from `transform_detail` and the integer answer alone.
+
+    Raises ValueError when the parameters break the rule's conditions or do not add up to the
+    integer, so a rewrite can be checked without trusting the code that produced it.
+    """
+    d, k = detail, int(answer)
+    sign = -1 if d.get("negative") else 1
+    if rule in ("identity", "degrees", "percent"):
+        return sympy.Integer(k)
+    if rule == "decimal":
+        if d["scale"] != 10 ** d["places"]:
+            raise ValueError("scale is not a power of ten matching the decimal places")
+        return sympy.Rational(k, d["scale"])
+    if rule == "fraction":
+        m, n = d["m"], d["n"]
+        if math.gcd(m, n) != 1 or m <= 0 or n <= 1:
+            raise ValueError(f"m/n = {m}/{n} is not in lowest terms with positive m, n > 1")
+        total, value = m + n, sympy.Rational(sign * m, n)
+    elif rule == "pi_multiple":
+        if "k" in d:
+            total, value = d["k"], sign * d["k"] * sympy.pi
+        else:
+            if math.gcd(d["m"], d["n"]) != 1:
+                raise ValueError("m and n are not relatively prime")
+            total, value = d["m"] + d["n"], sign * sympy.Rational(d["m"], d["n"]) * sympy.pi
+    elif rule in ("radical", "root_multiple", "radical_fraction"):
+        n = d["n"]
+        if n < 2 or any(e > 1 for e in sympy.factorint(n).values()):
+            raise ValueError(f"n = {n} is not squarefree")
+        a, b = d["signs"]["a"], d["signs"]["b"]
+        if abs(b) != d["m"] or abs(a) != d.get("k", 0):
+            raise ValueError("signed parameters disagree with k, m")
+        p = d.get("p", 1)
+        if reduce(math.gcd, [abs(a), abs(b), p]) != 1:
+            raise ValueError("gcd of k, m, p is not 1")
+        total = sum(d[x] for x in ("k", "m", "n", "p") if x in d)
+        value = (a + b * sympy.sqrt(n)) / p
+    else:
+        raise ValueError(f"unknown rule {rule!r}")
+    if total != k:
+        raise ValueError(f"parameters add up to {total}, not the answer {k}")
+    return value
