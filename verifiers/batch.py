@@ -1,0 +1,102 @@
+"""Score many completions in worker processes, in order, surviving dead workers.
+
+A worker that dies (OOM killer, a segfault in a C extension, someone's `kill`) breaks a
+`ProcessPoolExecutor`; the unfinished chunks are resubmitted to a fresh pool, split down to
+single items if they keep failing, and an item that still kills its worker scores as wrong
+with reason "worker_died" instead of failing the whole batch.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from verifiers.reward import RewardResult, dapo_reward
+
+MAX_ROUNDS = 6
+
+
+def _score_chunk(items: list[tuple[int, str, str]], kwargs: dict) -> list[tuple[int, RewardResult]]:
+    return [(i, dapo_reward(c, g, **kwargs)) for i, c, g in items]
+
+
+def _context():
+    methods = mp.get_all_start_methods()
+    return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def score_batch(
+    completions: Sequence[str],
+    golds: Sequence[str],
+    *,
+    workers: int | None = None,
+    timeout: float = 1.0,
+    chunk_size: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    **reward_kwargs,
+) -> list[RewardResult]:
+    """`dapo_reward` for every (completion, gold) pair, computed in `workers` processes.
+
+    Results keep the input order. `on_progress(n)` is called with the number of items
+    finished by each completed chunk (for progress bars).
+    """
+    if len(completions) != len(golds):
+        raise ValueError(f"score_batch: {len(completions)} completions but {len(golds)} golds")
+    n = len(completions)
+    if n == 0:
+        return []
+    workers = max(1, workers or min(os.cpu_count() or 1, 8))
+    kwargs = dict(reward_kwargs, timeout=timeout)
+    size = chunk_size or max(1, min(256, n // (workers * 4) or 1))
+    todo = [[(i, completions[i], golds[i]) for i in range(s, min(n, s + size))] for s in range(0, n, size)]
+    results: list[RewardResult | None] = [None] * n
+    failures: dict[int, int] = {}  # item index -> how many pools died while it was in flight
+    for _ in range(MAX_ROUNDS):
+        if not todo:
+            break
+        todo = _run_round(todo, kwargs, workers, results, failures, on_progress)
+    for chunk in todo:
+        for i, _c, _g in chunk:
+            results[i] = RewardResult(-1.0, 0.0, None, "worker_died", 0.0)
+    return results  # type: ignore[return-value]
+
+
+def _run_round(todo, kwargs, workers, results, failures, on_progress) -> list:
+    """Run chunks on one pool; return the chunks to retry (split smaller) if the pool broke."""
+    retry: list = []
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=_context()) as ex:
+        pending = {ex.submit(_score_chunk, chunk, kwargs): chunk for chunk in todo}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                chunk = pending.pop(fut)
+                try:
+                    for i, r in fut.result():
+                        results[i] = r
+                    if on_progress:
+                        on_progress(len(chunk))
+                except BrokenProcessPool:
+                    retry.append(chunk)
+            if retry:  # the pool is dead; everything still pending must be retried
+                retry.extend(pending.values())
+                for fut in pending:
+                    fut.cancel()
+                break
+    out = []
+    for chunk in retry:
+        for i, _c, _g in chunk:
+            failures[i] = failures.get(i, 0) + 1
+        if len(chunk) > 1:
+            half = len(chunk) // 2
+            out += [chunk[:half], chunk[half:]]
+        elif failures[chunk[0][0]] < 3:
+            out.append(chunk)
+        else:
+            i = chunk[0][0]
+            results[i] = RewardResult(-1.0, 0.0, None, "worker_died", 0.0)
+            if on_progress:
+                on_progress(1)
+    return out

@@ -1,0 +1,282 @@
+"""Is a predicted answer equivalent to the gold one? Cheapest decision first.
+
+Order: size/sanity limits, extraction, hedging, integer fast path (strings only, no
+sympy), exact numbers (Fraction), units, structure (tuples vs intervals vs sets vs
+matrices, several answers), then the symbolic step in a killable worker process.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from verifiers.extract import extract_prediction
+from verifiers.normalize import normalize, split_unit
+from verifiers.numbers import numbers_equal, parse_number
+from verifiers.structure import Structure, parse_structure
+
+MAX_INPUT_CHARS = 400_000  # ~100k tokens: anything longer is not a completion we score
+MAX_ANSWER_CHARS = 2_000  # an extracted answer longer than this is not a final answer
+MAX_DEPTH = 60  # brace/bracket nesting beyond this is adversarial, not mathematics
+MAX_ITEMS = 64  # structured answers with more parts go to no pairwise matching
+
+_INT = re.compile(r"-?(?:0|[1-9]\d*)")
+_RELATION = re.compile(r"(?<![<>!\\])=|<|>|\\[lg]eq?(?![a-zA-Z])|\\neq?(?![a-zA-Z])|\\[lg]eqslant")
+_HEDGE = re.compile(r"\s(?:or|and/or)\s|\\text\{\s*or\s*\}|\bor\b|\beither\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """equivalent: the judgement; reason: a short stable slug; pred: what was compared."""
+
+    equivalent: bool
+    reason: str
+    pred: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.equivalent
+
+
+def _nesting(s: str) -> int:
+    if s.count("{") + s.count("(") + s.count("[") <= MAX_DEPTH:
+        return 0  # cannot be deeper than the number of openers; skip the scan
+    depth = best = 0
+    for c in s:
+        if c in "{([":
+            depth += 1
+            if depth > best:
+                best = depth
+        elif c in "})]":
+            depth -= 1
+    return best
+
+
+def _balanced_braces(s: str) -> bool:
+    depth = 0
+    for i, c in enumerate(s):
+        if c == "{" and not (i and s[i - 1] == "\\"):
+            depth += 1
+        elif c == "}" and not (i and s[i - 1] == "\\"):
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _sanity(text: str) -> str | None:
+    """Reason slug when `text` is unusable before any parsing, else None."""
+    if not isinstance(text, str):
+        return "unparsable"
+    if len(text) > MAX_INPUT_CHARS:
+        return "too_large"
+    if "\x00" in text:
+        return "unparsable"
+    if _nesting(text) > MAX_DEPTH:
+        return "too_large"
+    return None
+
+
+def _prepare(text: str) -> tuple[str | None, str | None]:
+    """(normalised answer, None) or (None, reason)."""
+    raw = extract_prediction(text)
+    if raw is None:
+        return None, "no_answer"
+    if len(raw) > MAX_ANSWER_CHARS:
+        return None, "too_large"
+    if _nesting(raw) > MAX_DEPTH:
+        return None, "too_large"
+    if not _balanced_braces(raw):
+        return None, "unparsable"
+    return raw, None
+
+
+def _hedged(pred: str, gold: str) -> bool:
+    """`34 or 35` against a single gold: the model named several candidates."""
+    if not _HEDGE.search(pred) or _HEDGE.search(gold) or parse_structure(gold) is not None:
+        return False
+    return not (_RELATION.search(gold) or "\\cup" in gold)
+
+
+def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str | None:
+    """Cheap comparison of two normalised scalars: True/False, a reason slug, or None (= symbolic).
+
+    Undecided pairs are appended to `pending` for one batched symbolic call.
+    """
+    pi, gi = _INT.fullmatch(pred), _INT.fullmatch(gold)
+    if pi and gi:
+        return pred == gold
+    gold_pct, pred_pct = gold.endswith("%"), pred.endswith("%")
+    g_txt, p_txt = gold.rstrip("%").strip(), pred.rstrip("%").strip()
+    gv, pv = parse_number(g_txt), parse_number(p_txt)
+    if gv is not None and pv is not None:
+        if numbers_equal(p_txt, pv, gv):
+            return True
+        return bool(gold_pct and not pred_pct and numbers_equal(p_txt, pv, gv / 100))
+    if pred == gold:
+        return True
+    if (
+        gv is not None
+        and pv is None
+        and re.fullmatch(r"[-+\d.,/\\a-z{}% ]*", pred)
+        and not re.search(r"\\[a-zA-Z]|[\^_]", pred)
+    ):
+        return False  # gold is a number, pred is words/garbage: no need to wake sympy
+    pending.append((p_txt if pred_pct else pred, g_txt if gold_pct else gold))
+    return None
+
+
+def _match_structures(ps: Structure, gs: Structure, pending: list) -> tuple[bool | None, list]:
+    """Decide a structure pair cheaply, or return the element pairs the symbolic step must decide."""
+    if ps.kind != gs.kind or ps.brackets != gs.brackets or len(ps.items) != len(gs.items):
+        return False, []
+    if len(ps.items) > MAX_ITEMS:
+        return ps.items == gs.items, []
+    if ps.kind == "matrix":
+        p_cells = [c for row in ps.items for c in row]
+        g_cells = [c for row in gs.items for c in row]
+        if [len(r) for r in ps.items] != [len(r) for r in gs.items]:
+            return False, []
+        return _match_ordered(p_cells, g_cells, pending)
+    if ps.kind == "seq":
+        return _match_ordered(list(ps.items), list(gs.items), pending)
+    return _match_unordered(list(ps.items), list(gs.items), pending)
+
+
+def _elem(s: str) -> str:
+    return normalize(s)
+
+
+def _match_ordered(p: list[str], g: list[str], pending: list) -> tuple[bool | None, list]:
+    todo = []
+    for a, b in zip(p, g, strict=True):
+        local: list = []
+        r = _scalar(_elem(a), _elem(b), local)
+        if r is False:
+            return False, []
+        if r is None:
+            todo.append([local[0]])
+    return (True, []) if not todo else (None, todo)
+
+
+def _match_unordered(p: list[str], g: list[str], pending: list) -> tuple[bool | None, list]:
+    """Sets and several-answer lists: a perfect matching, decided cheaply where possible."""
+    pn, gn = sorted({_elem(x) for x in p}), sorted({_elem(x) for x in g})
+    if len(pn) != len(gn):
+        return False, []
+    remaining = list(gn)
+    undecided_p = []
+    for a in pn:
+        hit = None
+        for b in remaining:
+            local: list = []
+            if _scalar(a, b, local) is True:
+                hit = b
+                break
+        if hit is not None:
+            remaining.remove(hit)
+        else:
+            undecided_p.append(a)
+    if not undecided_p:
+        return True, []
+    # each leftover pred must match some leftover gold; ask the symbolic step for all pairs
+    todo = []
+    for a in undecided_p:
+        options = []
+        for b in remaining:
+            local = []
+            if _scalar(a, b, local) is None:
+                options.append(local[0])
+        if not options:
+            return False, []
+        todo.append(options)
+    return None, todo
+
+
+def check(pred: str, gold: str, *, timeout: float = 1.0) -> Verdict:
+    """Judge `pred` (bare or wrapped: Answer line, \\boxed{}, "The answer is 34.") against `gold`.
+
+    Never raises and never takes much longer than `timeout` seconds (see verifiers.symbolic
+    for what the budget covers).
+    """
+    try:
+        return _check(pred, gold, timeout)
+    except RecursionError:
+        return Verdict(False, "too_large", None)
+    except Exception as e:  # a verifier bug must not kill a training run; say what happened
+        return Verdict(False, f"error:{type(e).__name__}", None)
+
+
+def _check(pred: str, gold: str, timeout: float) -> Verdict:
+    for text in (pred, gold):
+        bad = _sanity(text)
+        if bad:
+            return Verdict(False, bad, None)
+    p_raw, why = _prepare(pred)
+    if p_raw is None:
+        return Verdict(False, why, None)
+    g_raw, gwhy = _prepare(gold)
+    if g_raw is None:
+        return Verdict(False, f"gold_{gwhy}" if gwhy == "no_answer" else gwhy, p_raw)
+    # units: both written and different is a mismatch (5 cm vs 5 m); one-sided units are ignored
+    p_body, p_unit = split_unit(p_raw)
+    g_body, g_unit = split_unit(g_raw)
+    p, g = normalize(p_body), normalize(g_body)
+    if not p:
+        return Verdict(False, "no_answer", p)
+    if p_unit and g_unit and p_unit != g_unit:
+        return Verdict(False, "unit_mismatch", p)
+    if _hedged(p, g):
+        return Verdict(False, "hedged", p)
+    pi, gi = _INT.fullmatch(p), _INT.fullmatch(g)
+    if pi and gi:
+        return Verdict(p == g, "integer_match" if p == g else "integer_mismatch", p)
+    gs, ps = parse_structure(g), parse_structure(p)
+    if gs is None and ps is None:
+        pending: list[tuple[str, str]] = []
+        r = _scalar(p, g, pending)
+        if r is True:
+            kind = "numeric" if (parse_number(g.rstrip("%")) is not None) else "string"
+            return Verdict(True, f"{kind}_match", p)
+        if r is False:
+            kind = "numeric" if parse_number(g.rstrip("%")) is not None else "string"
+            return Verdict(False, f"{kind}_mismatch", p)
+        return _symbolic([pending], p, timeout, "symbolic")
+    if gs is not None and ps is not None:
+        if p == g:
+            return Verdict(True, "structure_match", p)
+        r, todo = _match_structures(ps, gs, [])
+        if r is True:
+            return Verdict(True, "structure_match", p)
+        if r is False:
+            return Verdict(False, "structure_mismatch", p)
+        return _symbolic(todo, p, timeout, "structure")
+    # one side structured, the other not: a matrix/interval/set written differently (e.g.
+    # a union of intervals, \pm) can still be equal; let the symbolic step decide.
+    if (gs or ps).kind == "list" and (gs or ps).brackets == "" and _RELATION.search(p + g) is None:
+        return Verdict(False, "structure_mismatch", p)
+    return _symbolic([[(p, g)]], p, timeout, "symbolic")
+
+
+def _symbolic(todo: list[list[tuple[str, str]]], p: str, timeout: float, kind: str) -> Verdict:
+    """todo: for each element, alternative (pred, gold) pairs; every element needs one match."""
+    from verifiers.symbolic import compare_symbolic
+
+    flat = [pair for options in todo for pair in options]
+    out = compare_symbolic(flat, timeout)
+    if isinstance(out, str):
+        return Verdict(False, out, p)
+    it = iter(out)
+    results = [[next(it) for _ in options] for options in todo]
+    if all("match" in r for r in results):
+        return Verdict(True, f"{kind}_match", p)
+    flat_res = [x for r in results for x in r]
+    if any(x == "too_large" for x in flat_res):
+        return Verdict(False, "too_large", p)
+    if all(x == "unparsable" for x in flat_res):
+        return Verdict(False, "unparsable", p)
+    return Verdict(False, f"{kind}_mismatch", p)
+
+
+def is_equivalent(pred: str, gold: str, *, timeout: float = 1.0) -> bool:
+    """`check(...).equivalent`: the bool a reward function needs."""
+    return check(pred, gold, timeout=timeout).equivalent

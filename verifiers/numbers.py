@@ -1,0 +1,87 @@
+"""Exact rational values of plainly written numbers, without sympy.
+
+Integers, decimals, scientific notation (`1.5e3`, `1.5\\times10^{3}`) and simple fractions
+(`\\frac{3}{4}`, `-3/4`) become `fractions.Fraction`, so `0.5 == \\frac{1}{2}` is exact.
+Sizes are capped (digits, exponents) so no input can make Python build a huge integer.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+MAX_DIGITS = 400  # longer literals are left to the symbolic step
+MAX_EXP = 400  # |exponent| above this is left to the symbolic step
+
+_DEC = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_SCI = re.compile(
+    rf"^(?P<m>[-+]?{_DEC})(?:(?:[eE](?P<e1>[-+]?\d+))|(?:\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{{?\s*(?P<e2>[-+]?\d+)\s*\}}?))?$"
+)
+_POW10 = re.compile(r"^(?P<s>[-+]?)10\s*\^\s*\{?\s*(?P<e>[-+]?\d+)\s*\}?$")
+_FRAC = re.compile(rf"^(?P<s>[-+]?)\\frac\{{(?P<n>[-+]?{_DEC})\}}\{{(?P<d>[-+]?{_DEC})\}}$")
+_SLASH = re.compile(rf"^(?P<n>[-+]?{_DEC})\s*/\s*(?P<d>[-+]?{_DEC})$")
+_MIXED = re.compile(r"^(?P<s>[-+]?)(?P<w>\d+)\\frac\{(?P<n>\d+)\}\{(?P<d>\d+)\}$")
+
+
+def _literal(text: str, exp: int = 0) -> Fraction | None:
+    if len(text) > MAX_DIGITS or abs(exp) > MAX_EXP:
+        return None
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+    return value * Fraction(10) ** exp if exp else value
+
+
+def parse_number(s: str) -> Fraction | None:
+    """Exact value of a normalised plain number, or None if it is anything else."""
+    if not s or len(s) > 2 * MAX_DIGITS:
+        return None
+    m = _SCI.match(s)
+    if m:
+        exp = m.group("e1") or m.group("e2")
+        if exp is not None and len(exp) > 4:
+            return None
+        return _literal(m.group("m"), int(exp) if exp else 0)
+    m = _POW10.match(s)
+    if m and len(m.group("e")) <= 4:
+        v = _literal("1", int(m.group("e")))
+        return -v if v is not None and m.group("s") == "-" else v
+    for pat in (_FRAC, _SLASH):
+        m = pat.match(s)
+        if m:
+            n, d = _literal(m.group("n")), _literal(m.group("d"))
+            if n is None or d is None or d == 0:
+                return None
+            v = n / d
+            return -v if m.groupdict().get("s") == "-" else v
+    m = _MIXED.match(s)
+    if m and int(m.group("n")) < int(m.group("d")) and len(s) < 60:
+        v = int(m.group("w")) + Fraction(int(m.group("n")), int(m.group("d")))
+        return -v if m.group("s") == "-" else v
+    return None
+
+
+def decimal_places(s: str) -> int | None:
+    """Digits after the point of a plain decimal literal (`0.333` -> 3), else None."""
+    m = re.fullmatch(r"[-+]?\d*\.(\d+)", s)
+    return len(m.group(1)) if m else None
+
+
+def is_terminating(x: Fraction) -> bool:
+    """True when x has a finite decimal expansion (denominator of the form 2^a 5^b)."""
+    d = x.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    return d == 1
+
+
+def numbers_equal(pred_text: str, pred: Fraction, gold: Fraction) -> bool:
+    """Exact equality, or a correctly rounded decimal (>= 3 places) of a non-terminating gold."""
+    if pred == gold:
+        return True
+    places = decimal_places(pred_text)
+    if places is None or places < 3 or is_terminating(gold):
+        return False
+    return abs(pred - gold) <= Fraction(1, 2 * 10**places)

@@ -1,0 +1,68 @@
+"""DAPO's reward: +1 correct / -1 wrong, plus the soft overlong punishment (DESIGN.md)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from verifiers.check import check
+
+CHARS_PER_TOKEN = 4  # fallback when the caller has no token count: ~4 characters per token
+
+
+@dataclass(frozen=True)
+class RewardResult:
+    """score: what the trainer adds up; acc: 1.0/0.0 correctness; reason: check's slug."""
+
+    score: float
+    acc: float
+    pred: str | None
+    reason: str
+    overlong_penalty: float
+
+
+def overlong_penalty(length: int, max_len: int | None, cache_len: int | None) -> float:
+    """R_len: 0 up to Lmax - Lcache, then linear down to -1 at Lmax, and -1 beyond."""
+    if max_len is None or cache_len is None:
+        return 0.0
+    if cache_len < 0 or max_len <= 0 or cache_len > max_len:
+        raise ValueError(
+            f"need 0 <= cache_len <= max_len and max_len > 0, got max_len={max_len}, cache_len={cache_len}"
+        )
+    expected = max_len - cache_len
+    if length <= expected:
+        return 0.0
+    if length > max_len:
+        return -1.0
+    return (expected - length) / cache_len
+
+
+def estimate_tokens(text: str) -> int:
+    """Token count guess used when `length` is not given: ceil(characters / 4)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def dapo_reward(
+    completion: str,
+    gold: str,
+    *,
+    max_len: int | None = None,
+    cache_len: int | None = None,
+    length: int | None = None,
+    truncated: bool | None = None,
+    timeout: float = 1.0,
+) -> RewardResult:
+    """Score one completion the DAPO way.
+
+    `length` is the response length in tokens; without it the length is estimated as
+    ceil(len(completion) / 4), so give token counts whenever the generator has them.
+    A completion flagged `truncated` has no trustworthy final answer and scores as wrong.
+    """
+    if truncated:
+        verdict_ok, reason, pred = False, "truncated", None
+    else:
+        v = check(completion, gold, timeout=timeout)
+        verdict_ok, reason, pred = v.equivalent, v.reason, v.pred
+    n = estimate_tokens(completion) if length is None else length
+    pen = overlong_penalty(n, max_len, cache_len)
+    return RewardResult((1.0 if verdict_ok else -1.0) + pen, 1.0 if verdict_ok else 0.0, pred, reason, pen)

@@ -1,0 +1,98 @@
+"""Split structured answers (tuples, intervals, sets, matrices, lists) into their parts.
+
+The bracket kinds are kept, so `(1,2)` and `[1,2]` never compare equal, and sets and bare
+lists of several answers compare unordered. Parsing is a single linear scan.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MATRIX = re.compile(r"^\\begin\{([pbvB]?matrix|array)\}(?:\{[^{}]*\})?(.*)\\end\{\1\}$", re.DOTALL)
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+@dataclass(frozen=True)
+class Structure:
+    """kind: 'set', 'seq' (bracketed tuple/interval), 'list' (bare several answers), 'matrix'."""
+
+    kind: str
+    brackets: str  # e.g. "()", "[)", "{}", "" for bare lists
+    items: tuple  # str for scalars, tuple[str, ...] rows for matrices
+
+
+def split_top(s: str, sep: str = ",") -> list[str] | None:
+    """Split at separators outside any brackets; None when brackets do not balance."""
+    parts, depth, start = [], 0, 0
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\" and s.startswith(("\\{", "\\}"), i):
+            depth += 1 if s[i + 1] == "{" else -1
+            i += 2
+            continue
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+        elif depth == 0 and s.startswith(sep, i):
+            parts.append(s[start:i])
+            start = i + len(sep)
+            i += len(sep)
+            continue
+        i += 1
+    if depth != 0:
+        return None if not _interval_like(s) else [*parts, s[start:]]
+    parts.append(s[start:])
+    return [p.strip() for p in parts]
+
+
+def _interval_like(s: str) -> bool:
+    # half-open intervals such as (1,2] do not balance as brackets; allow them
+    return s.count("(") + s.count("[") == s.count(")") + s.count("]")
+
+
+def _encloses(s: str, left: str, right: str) -> bool:
+    """True when the first bracket closes only at the very end (`(1,2)` yes, `(1)+(2)` no)."""
+    if not (s.startswith(left) and s.endswith(right)):
+        return False
+    inner = s[len(left) : len(s) - len(right)]
+    depth = 0
+    for c in inner:
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def parse_structure(s: str) -> Structure | None:
+    """A Structure when `s` is a set/tuple/interval/matrix/list of several answers, else None."""
+    m = _MATRIX.match(s)
+    if m:
+        rows = [r.strip() for r in re.split(r"\\\\", m.group(2)) if r.strip() and r.strip() != "\\hline"]
+        return Structure("matrix", m.group(1), tuple(tuple(c.strip() for c in r.split("&")) for r in rows))
+    if s.startswith("\\{") and s.endswith("\\}"):
+        parts = split_top(s[2:-2])
+        if parts is not None:
+            return Structure("set", "{}", tuple(p for p in parts if p))
+    if len(s) >= 2 and s[0] in "([" and s[-1] in ")]":
+        inner = s[1:-1]
+        if s[0] + s[-1] in ("()", "[]") and not _encloses(s, s[0], s[-1]):
+            inner = None
+        if inner is not None:
+            parts = split_top(inner)
+            if parts is not None and len(parts) >= 2:
+                return Structure("seq", s[0] + s[-1], tuple(parts))
+    parts = split_top(s)
+    if parts is not None and len(parts) >= 2:
+        return Structure("list", "", tuple(parts))
+    for word in ("\\text{or}", "\\text{and}", " or ", " and "):
+        if word in s:
+            parts = split_top(s, word)
+            if parts is not None and len(parts) >= 2 and all(parts):
+                return Structure("list", "", tuple(parts))
+    return None

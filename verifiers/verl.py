@@ -1,0 +1,37 @@
+"""verl adapter: point `custom_reward_function.path` at this file, `name` at compute_score.
+
+verl imports this file by path (importlib), so imports here are absolute.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifiers.reward import dapo_reward
+
+_REWARD_KWARGS = ("max_len", "cache_len", "length", "truncated", "timeout")
+
+
+def compute_score(
+    data_source: Any, solution_str: str, ground_truth: Any, extra_info: dict | None = None, **kwargs: Any
+) -> dict:
+    """DAPO reward for one response, as verl's reward managers expect: score, acc, pred (+ reason).
+
+    `ground_truth` may be a string or a list of acceptable answers. Reward options
+    (max_len, cache_len, length, truncated, timeout) come from kwargs or `extra_info`.
+    """
+    opts = {k: v for k, v in (extra_info or {}).items() if k in _REWARD_KWARGS}
+    opts.update({k: v for k, v in kwargs.items() if k in _REWARD_KWARGS})
+    golds = list(ground_truth) if isinstance(ground_truth, (list, tuple)) else [ground_truth]
+    best = None
+    for gold in golds:
+        r = dapo_reward(solution_str, str(gold), **opts)
+        if best is None or r.acc > best.acc:
+            best = r
+    return {
+        "score": best.score,
+        "acc": best.acc,
+        "pred": best.pred if best.pred is not None else "",
+        "reason": best.reason,
+        "overlong_penalty": best.overlong_penalty,
+    }
