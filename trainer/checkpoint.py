@@ -1,0 +1,76 @@
+"""Checkpoints that resume exactly: weights (safetensors), optimiser, RNG states and data position.
+
+Each checkpoint is a transformers model directory (config, model.safetensors, tokenizer) plus
+`optimizer.pt`, `rng.pt` and `trainer_state.json`, written to a temp dir and renamed, then the
+`latest` pointer is replaced atomically. Saving every step means a kill loses at most one step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def rng_state() -> dict:
+    return {"torch": torch.get_rng_state(), "python": random.getstate(), "numpy": np.random.get_state()}
+
+
+def set_rng_state(s: dict) -> None:
+    torch.set_rng_state(s["torch"])
+    random.setstate(s["python"])
+    np.random.set_state(s["numpy"])
+
+
+def save_checkpoint(
+    root: str | Path, step: int, model, tokenizer, optimizer, state: dict, *, keep: int = 2
+) -> Path:
+    """Write root/step-NNNNNN (atomically) and point root/latest at it; keep the newest `keep`."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"step-{step:06d}"
+    tmp = root / f".step-{step:06d}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp, safe_serialization=True)
+    tokenizer.save_pretrained(tmp)
+    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save(rng_state(), tmp / "rng.pt")
+    (tmp / "trainer_state.json").write_text(json.dumps({"step": step, **state}, indent=1))
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(tmp, final)
+    atomic_write_text(root / "latest", final.name)
+    for old in sorted(p for p in root.glob("step-*") if p.is_dir())[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def latest_checkpoint(root: str | Path) -> Path | None:
+    root = Path(root)
+    ptr = root / "latest"
+    if not ptr.exists():
+        return None
+    path = root / ptr.read_text().strip()
+    if not (path / "trainer_state.json").exists():
+        raise FileNotFoundError(f"{ptr} points at {path}, which is incomplete; delete {ptr} to start over")
+    return path
+
+
+def load_training_state(ckpt: Path, optimizer) -> dict:
+    """Restore optimiser and RNG in place; return the trainer_state dict (step, sampler, ...)."""
+    optimizer.load_state_dict(torch.load(ckpt / "optimizer.pt", weights_only=True))
+    set_rng_state(torch.load(ckpt / "rng.pt", weights_only=False))  # our own file: numpy state is a tuple
+    return json.loads((ckpt / "trainer_state.json").read_text())

@@ -1,0 +1,377 @@
+"""Typed run configuration: presets (grpo, dapo, ...) merged with a user's YAML, then validated.
+
+One nested pydantic model. Unknown keys, keys borrowed from verl/TRL and settings that contradict
+each other are errors that say what to write instead, because a silently ignored key in an RL
+config wastes a whole run.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class TinyModelConfig(_Strict):
+    """A Qwen2-architecture model built locally; head size = hidden / heads must be in 32..256."""
+
+    hidden_size: int = 128
+    num_layers: int = 4
+    num_heads: int = 4
+    num_kv_heads: int = 2
+    intermediate_size: int = 384
+    vocab_size: int = 512
+    max_position_embeddings: int = 512
+
+    @model_validator(mode="after")
+    def _heads(self) -> TinyModelConfig:
+        if self.hidden_size % self.num_heads:
+            raise ValueError(
+                f"model.tiny.hidden_size {self.hidden_size} must be a multiple of num_heads {self.num_heads}"
+            )
+        head = self.hidden_size // self.num_heads
+        if not 32 <= head <= 256:
+            raise ValueError(f"head size hidden_size/num_heads = {head}; write values that give 32..256")
+        if self.num_heads % self.num_kv_heads:
+            raise ValueError(
+                f"model.tiny.num_heads {self.num_heads} must be a multiple of num_kv_heads {self.num_kv_heads}"
+            )
+        return self
+
+
+class ModelConfig(_Strict):
+    path: str | None = None  # a transformers causal LM (hub-free local dir); None builds the tiny model
+    tiny: TinyModelConfig = Field(default_factory=TinyModelConfig)
+    dtype: Literal["float32", "bfloat16"] = "float32"
+
+
+class DataConfig(_Strict):
+    train: str | None = None  # verl Parquet (file or directory)
+    eval: str | None = None  # held-out verl Parquet; None: eval skipped during training
+    max_prompt_len: int = 192  # tokens after the chat template; longer prompts are dropped and counted
+    eval_size: int | None = None  # first N eval prompts (None: all)
+
+
+class RolloutConfig(_Strict):
+    engine: Literal["hf", "vllm"] = "hf"
+    n: int = 8  # G, responses per prompt
+    max_new_tokens: int = 64  # Lmax of the soft overlong punishment
+    temperature: float = 1.0
+    top_p: float = 1.0
+
+
+class AlgoConfig(_Strict):
+    name: Literal["grpo", "dapo", "dr_grpo", "gspo", "dcpo", "ppo", "vapo"] = "dapo"
+    std_normalize: bool = True  # divide group advantages by the group std
+    eps_low: float = 0.2
+    eps_high: float = 0.28
+    loss_agg: Literal["token_mean", "seq_mean_token_mean", "seq_sum_token_mean", "token_sum_constant"] = (
+        "token_mean"
+    )
+    # Which token set normalises token_mean: the optimiser mini-batch (verl/TRL), each group (the
+    # paper's formula read per prompt), or the whole rollout batch (scaled to a mini-batch's share).
+    token_norm: Literal["minibatch", "group", "batch"] = "minibatch"
+    dynamic_sampling: bool = True
+    max_gen_batches: int = 8  # generation batches per step before dynamic sampling gives up
+    overlong_filter: bool = True  # truncated responses get zero loss weight
+    overlong_penalty: bool = True  # soft overlong punishment added to the reward
+    overlong_buffer: int = 16  # Lcache, in tokens
+    kl_coef: float = 0.0
+    kl_kind: Literal["k1", "k3"] = "k3"
+    old_logprobs: Literal["recompute", "engine"] = "recompute"
+
+
+class OptimConfig(_Strict):
+    lr: float = 1e-4
+    warmup_steps: int = 5
+    weight_decay: float = 0.0
+    betas: tuple[float, float] = (0.9, 0.99)
+    grad_clip: float = 1.0
+
+
+class TrainConfig(_Strict):
+    steps: int = 50
+    prompts_per_step: int = 16  # groups kept per step (after dynamic sampling)
+    gen_prompts: int | None = None  # prompts per generation batch; None = prompts_per_step
+    mini_batch_size: int | None = None  # responses per optimiser update; None = the whole batch
+    micro_batch_size: int | None = None  # responses per forward/backward; None = the mini-batch
+    epochs: int = 1  # passes over each rollout batch
+    seed: int = 0
+    out: str = "runs/dapo"
+    save_every: int = 1
+    eval_every: int = 0  # 0: no eval during training
+    eval_k: int = 8
+    eval_temperature: float = 1.0
+    eval_top_p: float = 0.7
+    tensorboard: bool = True
+    threads: int | None = None  # torch intra-op threads (None: torch default)
+
+
+class Config(_Strict):
+    preset: Literal["grpo", "dapo", "dr_grpo", "gspo", "dcpo", "ppo", "vapo"] = "dapo"
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
+    rollout: RolloutConfig = Field(default_factory=RolloutConfig)
+    algo: AlgoConfig = Field(default_factory=AlgoConfig)
+    optim: OptimConfig = Field(default_factory=OptimConfig)
+    train: TrainConfig = Field(default_factory=TrainConfig)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Config:
+        t, a, r = self.train, self.algo, self.rollout
+        batch = t.prompts_per_step * r.n
+        mb = t.mini_batch_size or batch
+        micro = t.micro_batch_size or mb
+        if batch % mb:
+            raise ValueError(
+                f"train.mini_batch_size {mb} must divide the batch prompts_per_step*rollout.n = {batch}; "
+                f"write a divisor such as {_divisor_hint(batch, mb)}"
+            )
+        if mb % micro:
+            raise ValueError(
+                f"train.micro_batch_size {micro} must divide train.mini_batch_size {mb}; write e.g. {_divisor_hint(mb, micro)}"
+            )
+        if a.overlong_penalty and a.overlong_buffer >= r.max_new_tokens:
+            raise ValueError(
+                f"algo.overlong_buffer {a.overlong_buffer} must be smaller than rollout.max_new_tokens "
+                f"{r.max_new_tokens}; write e.g. overlong_buffer: {r.max_new_tokens // 4}"
+            )
+        if a.token_norm == "group" and a.loss_agg != "token_mean":
+            raise ValueError(
+                "algo.token_norm 'group' only applies to loss_agg 'token_mean'; drop token_norm or set loss_agg: token_mean"
+            )
+        if a.eps_low < 0 or a.eps_high < 0 or a.eps_low >= 1:
+            raise ValueError(
+                f"clip ranges must satisfy 0 <= eps_low < 1 and eps_high >= 0, got {a.eps_low}, {a.eps_high}"
+            )
+        if a.dynamic_sampling and a.max_gen_batches < 1:
+            raise ValueError("algo.max_gen_batches must be >= 1 when dynamic_sampling is on")
+        if a.name in ("ppo", "vapo"):
+            raise ValueError(
+                f"algo.name {a.name!r} needs the critic (trainer/critic.py), which this loop does not wire yet; "
+                "use preset grpo, dapo, dr_grpo, gspo or dcpo"
+            )
+        if r.engine == "vllm" and a.old_logprobs == "engine":
+            raise ValueError(
+                "vLLM's logprobs differ from the trainer's numerics; write algo.old_logprobs: recompute"
+            )
+        if r.top_p < 1.0 and a.old_logprobs == "engine":
+            raise ValueError(
+                "rollout.top_p < 1 makes the engine's logprobs those of a truncated distribution; "
+                "write algo.old_logprobs: recompute"
+            )
+        if r.n < 2:
+            raise ValueError(
+                "rollout.n (G) must be >= 2: group advantages need at least two responses per prompt"
+            )
+        return self
+
+
+def _divisor_hint(n: int, near: int) -> int:
+    divs = [d for d in range(1, n + 1) if n % d == 0]
+    return min(divs, key=lambda d: abs(d - near))
+
+
+# Each preset is a partial config; the user's YAML is merged on top.
+PRESETS: dict[str, dict[str, Any]] = {
+    "dapo": {
+        "algo": {
+            "name": "dapo",
+            "std_normalize": True,
+            "eps_low": 0.2,
+            "eps_high": 0.28,
+            "loss_agg": "token_mean",
+            "dynamic_sampling": True,
+            "overlong_filter": True,
+            "overlong_penalty": True,
+            "kl_coef": 0.0,
+        }
+    },
+    "grpo": {
+        "algo": {
+            "name": "grpo",
+            "std_normalize": True,
+            "eps_low": 0.2,
+            "eps_high": 0.2,
+            "loss_agg": "seq_mean_token_mean",
+            "dynamic_sampling": False,
+            "overlong_filter": False,
+            "overlong_penalty": False,
+            "kl_coef": 0.0,
+        }
+    },
+    "dr_grpo": {
+        "algo": {
+            "name": "dr_grpo",
+            "std_normalize": False,
+            "eps_low": 0.2,
+            "eps_high": 0.2,
+            "loss_agg": "token_sum_constant",
+            "dynamic_sampling": False,
+            "overlong_filter": False,
+            "overlong_penalty": False,
+        }
+    },
+    "gspo": {
+        "algo": {
+            "name": "gspo",
+            "std_normalize": True,
+            "eps_low": 3e-4,
+            "eps_high": 4e-4,
+            "dynamic_sampling": False,
+        }
+    },
+    "dcpo": {
+        "algo": {
+            "name": "dcpo",
+            "eps_low": 0.16,
+            "eps_high": 0.2,
+            "loss_agg": "seq_sum_token_mean",
+            "dynamic_sampling": False,
+        }
+    },
+    "ppo": {"algo": {"name": "ppo"}},
+    "vapo": {"algo": {"name": "vapo"}},
+}
+
+# Keys people bring from verl / TRL, and what to write here instead.
+ALIASES = {
+    "clip_ratio_low": "algo.eps_low",
+    "clip_ratio_high": "algo.eps_high",
+    "epsilon": "algo.eps_low",
+    "epsilon_high": "algo.eps_high",
+    "num_generations": "rollout.n",
+    "max_completion_length": "rollout.max_new_tokens",
+    "max_response_length": "rollout.max_new_tokens",
+    "max_prompt_length": "data.max_prompt_len",
+    "learning_rate": "optim.lr",
+    "lr": "optim.lr",
+    "beta": "algo.kl_coef",
+    "kl_loss_coef": "algo.kl_coef",
+    "loss_type": "preset",
+    "loss_agg_mode": "algo.loss_agg",
+    "mask_truncated_completions": "algo.overlong_filter",
+    "train_batch_size": "train.prompts_per_step",
+    "ppo_mini_batch_size": "train.mini_batch_size",
+    "max_grad_norm": "optim.grad_clip",
+    "temperature": "rollout.temperature",
+    "top_p": "rollout.top_p",
+    "seed": "train.seed",
+    "steps": "train.steps",
+}
+
+
+class ConfigError(ValueError):
+    """A config that cannot run, with the fix in the message."""
+
+
+def _deep_merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _all_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+    keys = []
+    for name, field in model.model_fields.items():
+        keys.append(prefix + name)
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            keys.extend(_all_keys(ann, prefix + name + "."))
+    return keys
+
+
+def _explain(err: ValidationError, source: str) -> str:
+    known = _all_keys(Config)
+    lines = [f"invalid config ({source}):"]
+    for e in err.errors():
+        loc = ".".join(str(p) for p in e["loc"])
+        if e["type"] == "extra_forbidden":
+            leaf = str(e["loc"][-1])
+            if leaf in ALIASES:
+                hint = f"write {ALIASES[leaf]} instead"
+            else:
+                close = difflib.get_close_matches(loc, known, n=1, cutoff=0.6) or difflib.get_close_matches(
+                    leaf, [k.split(".")[-1] for k in known], n=1, cutoff=0.6
+                )
+                hint = (
+                    f"did you mean {close[0]!r}?"
+                    if close
+                    else "remove it (see trainer/config.py for the keys)"
+                )
+            lines.append(f"  unknown key {loc!r}: {hint}")
+        else:
+            lines.append(f"  {loc or 'config'}: {e['msg']}")
+    return "\n".join(lines)
+
+
+def build_config(
+    overrides: dict[str, Any] | None = None, *, preset: str | None = None, source: str = "<dict>"
+) -> Config:
+    """Preset defaults, then `overrides` (nested dict), validated."""
+    overrides = copy.deepcopy(overrides or {})
+    name = preset or overrides.get("preset", "dapo")
+    if name not in PRESETS:
+        raise ConfigError(f"unknown preset {name!r} ({source}); write one of {sorted(PRESETS)}")
+    overrides["preset"] = name
+    algo_name = (overrides.get("algo") or {}).get("name") if isinstance(overrides.get("algo"), dict) else None
+    if algo_name and algo_name != name:
+        raise ConfigError(
+            f"algo.name {algo_name!r} contradicts preset {name!r} ({source}); drop algo.name or write preset: {algo_name}"
+        )
+    merged = _deep_merge(PRESETS[name], overrides)
+    try:
+        return Config.model_validate(merged)
+    except ValidationError as err:
+        raise ConfigError(_explain(err, source)) from None
+
+
+def load_config(
+    path: str | Path | None = None, *, preset: str | None = None, sets: list[str] | None = None
+) -> Config:
+    """Read a YAML file (optional), apply `key.sub=value` overrides, merge onto the preset."""
+    data: dict[str, Any] = {}
+    source = "<defaults>"
+    if path is not None:
+        source = str(path)
+        try:
+            data = yaml.safe_load(Path(path).read_text()) or {}
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path} not found") from None
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path} is not valid YAML: {e}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(
+                f"{path}: the top level must be a mapping of sections (model, data, rollout, algo, optim, train)"
+            )
+    for item in sets or []:
+        if "=" not in item:
+            raise ConfigError(f"--set {item!r}: write key.sub=value, e.g. --set algo.eps_high=0.28")
+        key, val = item.split("=", 1)
+        node = data
+        parts = key.strip().split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"--set {item!r}: {p} is not a section")
+        node[parts[-1]] = yaml.safe_load(val)
+    return build_config(data, preset=preset, source=source)
+
+
+def dump_config(cfg: Config, path: str | Path) -> None:
+    """Write the resolved config next to a run, atomically."""
+    from trainer.checkpoint import atomic_write_text
+
+    atomic_write_text(Path(path), yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False))

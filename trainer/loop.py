@@ -1,0 +1,434 @@
+"""The RL recipe, top to bottom: sample groups, score, filter, advantages, several clipped updates.
+
+One step:
+  1. rollout   dynamic sampling fills `prompts_per_step` groups of G responses (trainer/sampling.py)
+  2. old logp  recompute pi_old with the training model in eval mode (default), or take the engine's
+  3. advantage group-relative (GRPO/DAPO: std-normalised; Dr.GRPO: mean only; DCPO: smoothed)
+  4. updates   `epochs` passes in mini-batches of `mini_batch_size` responses, each accumulated over
+               micro-batches with a global normaliser, so accumulation equals one big batch
+  5. log, checkpoint (every step by default: a kill loses at most one step)
+
+Token layout: prompts left-padded to a common width P, responses right-padded to R, so every
+response token sits in the same column range and logits are computed for the last R+1 positions only.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from trainer import losses
+from trainer.advantages import DCPOStats, group_advantages
+from trainer.config import Config, dump_config
+from trainer.sampling import Group
+
+
+# ---------------------------------------------------------------- batch tensors
+@dataclass
+class Batch:
+    ids: torch.Tensor  # [N, P+R] left-padded prompt | right-padded response
+    attn: torch.Tensor  # [N, P+R]
+    pos: torch.Tensor  # [N, P+R] position ids (left padding shifts them)
+    resp: torch.Tensor  # [N, R] response token ids
+    mask: torch.Tensor  # [N, R] 1 on response tokens
+    loss_mask: torch.Tensor  # [N, R] mask, zeroed for truncated responses when overlong filtering is on
+    engine_logp: torch.Tensor  # [N, R] logprobs from the sampler
+    group: torch.Tensor  # [N] group index
+    truncated: torch.Tensor  # [N] bool
+    acc: torch.Tensor  # [N] bool
+
+    def __len__(self) -> int:
+        return self.ids.shape[0]
+
+    def select(self, idx: torch.Tensor) -> Batch:
+        return Batch(**{k: v[idx] for k, v in self.__dict__.items()})
+
+
+def make_batch(groups: list[Group], pad_id: int, *, overlong_filter: bool) -> Batch:
+    samples = [
+        (g, s, sc) for g, grp in enumerate(groups) for s, sc in zip(grp.samples, grp.scores, strict=True)
+    ]
+    P = max(len(s.prompt_ids) for _, s, _ in samples)
+    R = max(1, max(len(s.response_ids) for _, s, _ in samples))
+    N = len(samples)
+    ids = torch.full((N, P + R), pad_id, dtype=torch.long)
+    attn = torch.zeros((N, P + R), dtype=torch.long)
+    logp = torch.zeros((N, R))
+    for i, (_, s, _) in enumerate(samples):
+        p, r = len(s.prompt_ids), len(s.response_ids)
+        ids[i, P - p : P] = torch.tensor(s.prompt_ids)
+        ids[i, P : P + r] = torch.tensor(s.response_ids, dtype=torch.long)
+        attn[i, P - p : P + r] = 1
+        logp[i, :r] = torch.tensor(s.logprobs)
+    pos = (attn.cumsum(1) - 1).clamp(min=0)
+    mask = attn[:, P:].float()
+    truncated = torch.tensor([s.truncated for _, s, _ in samples])
+    loss_mask = mask * (~truncated).float()[:, None] if overlong_filter else mask.clone()
+    return Batch(
+        ids=ids,
+        attn=attn,
+        pos=pos,
+        resp=ids[:, P:],
+        mask=mask,
+        loss_mask=loss_mask,
+        engine_logp=logp,
+        group=torch.tensor([g for g, _, _ in samples]),
+        truncated=truncated,
+        acc=torch.tensor([sc.acc for _, _, sc in samples]),
+    )
+
+
+def response_logits(model, b: Batch, temperature: float = 1.0) -> torch.Tensor:
+    """[N, R, V] logits that predict each response token (the sampler's temperature applied)."""
+    R = b.resp.shape[1]
+    out = model(
+        input_ids=b.ids, attention_mask=b.attn, position_ids=b.pos, use_cache=False, logits_to_keep=R + 1
+    )
+    logits = out.logits[:, :-1]
+    return logits / temperature if temperature not in (0, 1) else logits
+
+
+@torch.no_grad()
+def score_tokens(model, b: Batch, *, temperature: float, micro: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(logp [N, R], entropy [N, R]) under `model` in eval mode: pi_old, the reference, and the metrics."""
+    was = model.training
+    model.eval()
+    lp, ent = [], []
+    for i in range(0, len(b), micro):
+        mb = b.select(torch.arange(i, min(i + micro, len(b))))
+        logits = response_logits(model, mb, temperature)
+        lp.append(losses.token_logprobs(logits, mb.resp))
+        ent.append(losses.entropy_from_logits(logits))
+    model.train(was)
+    return torch.cat(lp), torch.cat(ent)
+
+
+# ---------------------------------------------------------------- the loss of one micro-batch
+def policy_loss(
+    cfg: Config,
+    logp: torch.Tensor,
+    mb: Batch,
+    adv: torch.Tensor,
+    old: torch.Tensor,
+    ref: torch.Tensor | None,
+    norm: dict,
+) -> tuple[torch.Tensor, dict]:
+    """Scalar loss for a micro-batch, normalised by the whole mini-batch's counts in `norm` (exact accumulation)."""
+    a = cfg.algo
+    m = mb.loss_mask
+    if a.name == "gspo":
+        loss_seq, cl, ch = losses.gspo_seq_loss(logp, old, adv, m, eps_low=a.eps_low, eps_high=a.eps_high)
+        has = (m.sum(1) > 0).float()
+        loss = losses.aggregate(loss_seq[:, None], has[:, None], "seq_mean_token_mean", num_seqs=norm["seqs"])
+        cl_tok, ch_tok = cl[:, None].expand_as(m), ch[:, None].expand_as(m)
+        tok_loss = None
+    else:
+        adv_tok = adv[:, None].expand_as(m)
+        if a.name == "dcpo":
+            tok_loss, cl_tok, ch_tok = losses.dcpo_token_loss(
+                logp, old, adv_tok, eps_low=a.eps_low, eps_high=a.eps_high
+            )
+        else:
+            tok_loss, cl_tok, ch_tok = losses.clipped_token_loss(
+                logp, old, adv_tok, eps_low=a.eps_low, eps_high=a.eps_high
+            )
+    if ref is not None and a.kl_coef > 0:
+        kl = losses.kl_penalty(logp, ref, a.kl_kind)
+        tok_loss = a.kl_coef * kl if tok_loss is None else tok_loss + a.kl_coef * kl
+        if a.name == "gspo":
+            loss = loss + losses.aggregate(tok_loss, m, "token_mean", num_tokens=norm["tokens"])
+    if a.name != "gspo":
+        if a.loss_agg == "token_mean" and a.token_norm == "group":
+            tok_loss = tok_loss / norm["group_tokens"][mb.group].clamp(min=1)[:, None]
+            loss = losses.aggregate(tok_loss, m, "token_mean", num_tokens=norm["groups"])
+        else:
+            loss = losses.aggregate(
+                tok_loss,
+                m,
+                a.loss_agg,
+                num_tokens=norm["tokens"],
+                num_seqs=norm["seqs"],
+                constant=norm["constant"],
+            )
+    with torch.no_grad():
+        d = (old - logp).detach()
+        stats = {
+            "clip_low": (cl_tok.float() * m).sum().item(),
+            "clip_high": (ch_tok.float() * m).sum().item(),
+            "kl_old": ((torch.exp(-d) - 1 + d) * m).sum().item(),  # k3 estimate of KL(pi_old || pi)
+            "tokens": m.sum().item(),
+        }
+    return loss, stats
+
+
+def normalisers(cfg: Config, full: Batch, mb: Batch, n_minibatches: int) -> dict:
+    """Counts over the token set the loss is normalised by (see algo.token_norm)."""
+    G = cfg.rollout.n
+    tokens = mb.loss_mask.sum().item()
+    if cfg.algo.token_norm == "batch":
+        tokens = full.loss_mask.sum().item() / n_minibatches
+    group_tokens = torch.zeros(int(full.group.max()) + 1).index_add_(0, full.group, full.loss_mask.sum(1))
+    seqs = (mb.loss_mask.sum(1) > 0).sum().item()
+    return {
+        "tokens": tokens,
+        "seqs": seqs,
+        "groups": len(mb) / G,
+        "group_tokens": group_tokens,
+        # Dr.GRPO: G x Lmax per group, so the mini-batch constant is (responses x Lmax);
+        # DCPO's seq_sum_token_mean sums response means and averages over the mini-batch's prompts.
+        "constant": len(mb) * cfg.rollout.max_new_tokens
+        if cfg.algo.loss_agg == "token_sum_constant"
+        else len(mb) / G,
+    }
+
+
+def accumulate_grads(
+    cfg: Config, model, full: Batch, mb: Batch, adv, old, ref, n_minibatches: int, micro: int
+) -> dict:
+    """Forward/backward one mini-batch in micro-batches; grads add up to the mini-batch's gradient."""
+    norm = normalisers(cfg, full, mb, n_minibatches)
+    tot = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0}
+    for i in range(0, len(mb), micro):
+        idx = torch.arange(i, min(i + micro, len(mb)))
+        sub = mb.select(idx)
+        logp = losses.token_logprobs(response_logits(model, sub, cfg.rollout.temperature), sub.resp)
+        loss, st = policy_loss(cfg, logp, sub, adv[idx], old[idx], None if ref is None else ref[idx], norm)
+        loss.backward()
+        tot["loss"] += loss.item()
+        for k, v in st.items():
+            tot[k] += v
+    return tot
+
+
+def lr_at(cfg: Config, step: int) -> float:
+    """Linear warm-up over `warmup_steps` rollout steps, then constant (the DAPO recipe)."""
+    w = cfg.optim.warmup_steps
+    return cfg.optim.lr * min(1.0, (step + 1) / w) if w > 0 else cfg.optim.lr
+
+
+def advantages(cfg: Config, groups: list[Group], dcpo: DCPOStats | None) -> torch.Tensor:
+    """[N] one advantage per response, in batch order."""
+    rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)  # [n_groups, G]
+    if cfg.algo.name == "dcpo":
+        adv = dcpo.update_and_advantages(rewards, [g.prompt.key for g in groups])
+    else:
+        adv = group_advantages(rewards, std_normalize=cfg.algo.std_normalize)
+    return adv.reshape(-1)
+
+
+def update(cfg: Config, model, optimizer, batch: Batch, adv, old, ref) -> dict:
+    """`epochs` passes of shuffled mini-batch updates over one rollout batch."""
+    N = len(batch)
+    mbs = cfg.train.mini_batch_size or N
+    micro = cfg.train.micro_batch_size or mbs
+    n_mb = N // mbs
+    agg = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0, "grad_norm": 0.0}
+    updates = 0
+    model.train()
+    for _ in range(cfg.train.epochs):
+        perm = torch.randperm(N)
+        for j in range(n_mb):
+            idx = perm[j * mbs : (j + 1) * mbs]
+            optimizer.zero_grad(set_to_none=True)
+            st = accumulate_grads(
+                cfg,
+                model,
+                batch,
+                batch.select(idx),
+                adv[idx],
+                old[idx],
+                None if ref is None else ref[idx],
+                n_mb,
+                micro,
+            )
+            gn = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.optim.grad_clip)
+            optimizer.step()
+            updates += 1
+            for k, v in st.items():
+                agg[k] += v
+            agg["grad_norm"] += float(gn)
+    toks = max(agg["tokens"], 1.0)
+    return {
+        "loss": agg["loss"] / max(updates, 1),  # micro-batch losses already sum to each mini-batch's loss
+        "clip_frac_low": agg["clip_low"] / toks,
+        "clip_frac_high": agg["clip_high"] / toks,
+        "kl_old": agg["kl_old"] / toks,
+        "grad_norm": agg["grad_norm"] / max(updates, 1),
+        "updates": updates,
+    }
+
+
+# ---------------------------------------------------------------- the run
+def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps: int | None = None) -> Path:
+    """Run (or resume) RL training; returns the output directory. `max_steps` stops early (tests)."""
+    from trainer.checkpoint import latest_checkpoint, load_training_state, save_checkpoint
+    from trainer.data import PromptSampler, load_prompts, read_verl
+    from trainer.metrics import MetricsLog
+    from trainer.model import build_policy, load_model, load_tokenizer, quiet_transformers
+    from trainer.reward import score_samples
+    from trainer.rollout import HFEngine
+    from trainer.sampling import collect
+
+    quiet_transformers()
+    t, r, a = cfg.train, cfg.rollout, cfg.algo
+    if not cfg.data.train:
+        raise ValueError("data.train is not set; point it at a verl Parquet (e.g. from `dapo build`)")
+    if t.threads:
+        torch.set_num_threads(t.threads)
+    out = Path(t.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt_root = out / "checkpoints"
+    ckpt = latest_checkpoint(ckpt_root) if resume else None
+    if resume and ckpt is None:
+        raise FileNotFoundError(f"--resume: no checkpoint under {ckpt_root}; run without --resume to start")
+
+    torch.manual_seed(t.seed)
+    if ckpt is not None:
+        model, tok = load_model(ckpt, dtype=cfg.model.dtype), load_tokenizer(ckpt)
+    else:
+        texts = None
+        if not cfg.model.path:
+            texts = [m["content"] for row in read_verl(cfg.data.train) for m in row["messages"]]
+        model, tok = build_policy(cfg.model, texts, seed=t.seed)
+    dump_config(cfg, out / "config.yaml")
+    data = load_prompts(cfg.data.train, tok, max_prompt_len=cfg.data.max_prompt_len)
+    eval_set = (
+        load_prompts(cfg.data.eval, tok, max_prompt_len=cfg.data.max_prompt_len, limit=cfg.data.eval_size)
+        if cfg.data.eval and t.eval_every
+        else None
+    )
+    sampler = PromptSampler(len(data.prompts), t.seed)
+    ref_model = None
+    if a.kl_coef > 0:
+        ref_model = copy.deepcopy(model).eval().requires_grad_(False)  # the initial policy, frozen
+    optimizer = torch.optim.AdamW(
+        model.parameters(),
+        lr=cfg.optim.lr,
+        betas=cfg.optim.betas,
+        weight_decay=cfg.optim.weight_decay,
+        eps=1e-8,
+    )
+    dcpo = DCPOStats() if a.name == "dcpo" else None
+    start = 0
+    if ckpt is not None:
+        st = load_training_state(ckpt, optimizer)
+        start = st["step"]
+        sampler.load_state_dict(st["sampler"])
+        if dcpo is not None:
+            dcpo.load_state_dict(st["dcpo"])
+        if ref_model is not None:
+            raise NotImplementedError("resuming a run with a KL reference: restart from the reference's path")
+    log = MetricsLog(out, tensorboard=t.tensorboard, resume_step=start if ckpt is not None else None)
+    engine = HFEngine(model, tok)
+
+    def score(samples, gold):
+        return score_samples(
+            samples,
+            gold,
+            max_len=r.max_new_tokens,
+            cache_len=a.overlong_buffer,
+            overlong_penalty=a.overlong_penalty,
+        )
+
+    end = t.steps if max_steps is None else min(t.steps, start + max_steps)
+    prog = _progress(progress)
+    task = prog.add_task(
+        "train", total=t.steps, completed=start, info=f"dropped prompts: {data.dropped_too_long}"
+    )
+    with prog:
+        for step in range(start, end):
+            t0 = time.perf_counter()
+            lr = lr_at(cfg, step)
+            for g in optimizer.param_groups:
+                g["lr"] = lr
+
+            # 1. rollout with dynamic sampling
+            engine.sync_weights(model)
+            rb = collect(
+                engine, data.prompts, sampler, score,
+                target=t.prompts_per_step, gen_prompts=t.gen_prompts or t.prompts_per_step,
+                dynamic=a.dynamic_sampling, max_gen_batches=a.max_gen_batches,
+                n=r.n, max_new_tokens=r.max_new_tokens, temperature=r.temperature, top_p=r.top_p,
+            )  # fmt: skip
+            t_gen = time.perf_counter() - t0
+            batch = make_batch(rb.groups, engine.pad_id, overlong_filter=a.overlong_filter)
+
+            # 2. pi_old (and the reference), 3. advantages
+            micro = t.micro_batch_size or t.mini_batch_size or len(batch)
+            old, ent = score_tokens(model, batch, temperature=r.temperature, micro=micro)
+            if a.old_logprobs == "engine":
+                old = batch.engine_logp
+            ref = (
+                score_tokens(ref_model, batch, temperature=r.temperature, micro=micro)[0]
+                if ref_model
+                else None
+            )
+            adv = advantages(cfg, rb.groups, dcpo)
+
+            # 4. several mini-batch updates
+            upd = update(cfg, model, optimizer, batch, adv, old, ref)
+
+            # 5. metrics and checkpoint
+            dt = time.perf_counter() - t0
+            m = rollout_metrics(rb, batch, old, ent)
+            m.update(upd)
+            m.update(lr=lr, step_time=dt, gen_time=t_gen, tokens_per_s=m.pop("_gen_tokens") / dt,
+                     prompts_dropped=data.dropped_too_long, epoch=sampler.epoch)  # fmt: skip
+            if ref is not None:
+                m["kl_ref"] = float(((old - ref) * batch.mask).sum() / batch.mask.sum().clamp(min=1))
+            if eval_set is not None and ((step + 1) % t.eval_every == 0 or step + 1 == t.steps):
+                from trainer.eval import evaluate
+
+                ev = evaluate(model, tok, eval_set.prompts, k=t.eval_k, temperature=t.eval_temperature,
+                              top_p=t.eval_top_p, max_new_tokens=r.max_new_tokens)  # fmt: skip
+                m.update({f"eval/{k}": v for k, v in ev.items()})
+            log.log(step + 1, m)
+            if (step + 1) % t.save_every == 0 or step + 1 == end:
+                state = {"sampler": sampler.state_dict(), "dcpo": dcpo.state_dict() if dcpo else None}
+                save_checkpoint(ckpt_root, step + 1, model, tok, optimizer, state)
+            prog.update(task, advance=1, info=f"acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} "
+                        f"len {m['response_length_mean']:.0f} ent {m['entropy']:.2f} gen-batches {rb.gen_batches}")  # fmt: skip
+    log.close()
+    return out
+
+
+def rollout_metrics(rb, batch: Batch, logp: torch.Tensor, ent: torch.Tensor) -> dict:
+    """The DAPO paper's monitors: over every sampled response (acc, length) and the trained tokens (entropy, prob)."""
+    gen = [(s, sc) for g in rb.generated for s, sc in zip(g.samples, g.scores, strict=True)]
+    lens = [len(s.response_ids) for s, _ in gen]
+    m = batch.mask
+    ntok = m.sum().clamp(min=1)
+    return {
+        "reward_mean": sum(sc.score for _, sc in gen) / len(gen),
+        "acc": sum(sc.acc for _, sc in gen) / len(gen),
+        "response_length_mean": sum(lens) / len(lens),
+        "response_length_max": max(lens),
+        "truncation_ratio": sum(s.truncated for s, _ in gen) / len(gen),
+        "overlong_penalty_mean": sum(sc.overlong_penalty for _, sc in gen) / len(gen),
+        "entropy": float((ent * m).sum() / ntok),
+        "mean_prob": float((logp.exp() * m).sum() / ntok),
+        "gen_batches": rb.gen_batches,
+        "filtered_share": rb.filtered / max(len(rb.generated), 1),
+        "train_acc": float(batch.acc.float().mean()),
+        "_gen_tokens": sum(lens),
+    }
+
+
+def _progress(enabled: bool):
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TimeRemainingColumn(), TextColumn("{task.fields[info]}"), disable=not enabled,
+    )  # fmt: skip

@@ -1,0 +1,136 @@
+"""Policy models: a tiny Qwen2 built locally (tokenizer trained on the corpus), or any causal LM by path.
+
+The tiny tokenizer is a byte-level BPE with single-digit tokens (arithmetic stays learnable) and a
+ChatML-like template, so the tiny model and a real Qwen checkpoint go through the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import torch
+
+from trainer.config import ModelConfig, TinyModelConfig
+
+PAD, EOS, BOS_TURN = "<|pad|>", "<|im_end|>", "<|im_start|>"
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int = 512):
+    """Byte-level BPE over `texts`, digits kept as single tokens; returns a transformers tokenizer."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False)]
+    )
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[PAD, EOS, BOS_TURN],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer=trainer)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token=PAD, eos_token=EOS, chat_template=CHAT_TEMPLATE, padding_side="left"
+    )
+
+
+def tiny_model(cfg: TinyModelConfig, tokenizer, *, seed: int = 0):
+    """A freshly initialised Qwen2ForCausalLM with untied embeddings (vLLM's weight reload needs them untied)."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=cfg.hidden_size,
+        intermediate_size=cfg.intermediate_size,
+        num_hidden_layers=cfg.num_layers,
+        num_attention_heads=cfg.num_heads,
+        num_key_value_heads=cfg.num_kv_heads,
+        max_position_embeddings=cfg.max_position_embeddings,
+        tie_word_embeddings=False,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
+        rope_theta=10000.0,
+        use_cache=True,
+    )
+    torch.manual_seed(seed)
+    model = Qwen2ForCausalLM(config)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    return model
+
+
+def load_tokenizer(path: str | Path):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(path))
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    tok.padding_side = "left"
+    if tok.chat_template is None:
+        tok.chat_template = CHAT_TEMPLATE
+    return tok
+
+
+def load_model(path: str | Path, *, dtype: str = "float32"):
+    """Any local transformers causal LM (a directory written by save_pretrained or by this trainer)."""
+    from transformers import AutoModelForCausalLM
+
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(
+            f"model path {path} does not exist; give a local directory with config.json (no hub downloads)"
+        )
+    model = AutoModelForCausalLM.from_pretrained(str(p), dtype=getattr(torch, dtype))
+    if model.config.tie_word_embeddings:
+        # vLLM's weight sync and our checkpoints assume untied heads; warn rather than silently untie.
+        import warnings
+
+        warnings.warn(
+            f"{path} ties input and output embeddings; vLLM weight reload expects them untied", stacklevel=2
+        )
+    return model
+
+
+def build_policy(cfg: ModelConfig, corpus_texts: Iterable[str] | None = None, *, seed: int = 0):
+    """(model, tokenizer): loaded from cfg.path, or a tiny model whose tokenizer learns `corpus_texts`."""
+    if cfg.path:
+        return load_model(cfg.path, dtype=cfg.dtype), load_tokenizer(cfg.path)
+    if corpus_texts is None:
+        raise ValueError("the tiny model needs corpus texts to train its tokenizer; give model.path or data")
+    tok = train_tokenizer(corpus_texts, cfg.tiny.vocab_size)
+    return tiny_model(cfg.tiny, tok, seed=seed), tok
+
+
+def save_policy(model, tokenizer, out: str | Path) -> None:
+    """save_pretrained into a temp dir, then rename: a reader never sees half a model."""
+    import os
+    import shutil
+
+    out = Path(out)
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp, safe_serialization=True)
+    tokenizer.save_pretrained(tmp)
+    old = out.with_name(out.name + ".old")
+    if out.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(out, old)
+    os.replace(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def quiet_transformers() -> None:
+    """No per-save tqdm bars or info logs: the trainer's own rich display is the progress."""
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()

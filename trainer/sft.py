@@ -1,0 +1,176 @@
+"""SFT warm-up: teach a tiny policy the `Answer:` format from the generators' worked solutions.
+
+Reads the records store (`problem`, `solution`, status kept) that `dapo build` writes, wraps each
+problem in the DAPO prompt and the chat template, and trains on the response tokens only. It can
+stop as soon as sampled accuracy on a probe set reaches a target, so RL starts from a policy that
+knows the format but still has room to improve (the demo stops near 30%).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from trainer.config import ModelConfig
+from trainer.data import Prompt
+
+
+@dataclass
+class SFTExample:
+    prompt: str  # the user message (DAPO template around the problem)
+    solution: str
+
+
+def load_sft_examples(records: str | Path, *, split: str | None = "train") -> list[SFTExample]:
+    """Kept records with a worked solution (optionally one split), via the mathdata store."""
+    from mathdata.export import dapo_prompt
+    from mathdata.store import read_table
+
+    table = read_table(records, columns=["id", "problem", "solution", "split"], filter_status="kept")
+    out = []
+    for i, row in enumerate(table.to_pylist()):
+        if split is not None and row.get("split") not in (split, None):
+            continue
+        if not row.get("problem") or not row.get("solution"):
+            continue
+        if "Answer:" not in row["solution"]:
+            raise ValueError(
+                f"{records} row {i} (id {row['id']}): solution has no 'Answer:' line; SFT would teach the wrong format"
+            )
+        out.append(SFTExample(dapo_prompt(row["problem"]), row["solution"].strip()))
+    if not out:
+        raise ValueError(
+            f"{records}: no kept records with problem and solution{f' in split {split!r}' if split else ''}"
+        )
+    return out
+
+
+def encode(tok, ex: SFTExample) -> tuple[list[int], int]:
+    """(ids, prompt_len): chat-templated prompt, then the solution and EOS."""
+    p = tok.apply_chat_template(
+        [{"role": "user", "content": ex.prompt}], add_generation_prompt=True, tokenize=True
+    )
+    if hasattr(p, "keys"):
+        p = p["input_ids"]
+    r = tok(ex.solution, add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+    return list(p) + r, len(p)
+
+
+def collate(batch: list[tuple[list[int], int]], pad_id: int) -> dict:
+    width = max(len(ids) for ids, _ in batch)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    labels = torch.full_like(ids, -100)
+    attn = torch.zeros_like(ids)
+    for i, (seq, plen) in enumerate(batch):
+        ids[i, : len(seq)] = torch.tensor(seq)
+        labels[i, plen : len(seq)] = torch.tensor(seq[plen:])
+        attn[i, : len(seq)] = 1
+    return {"input_ids": ids, "attention_mask": attn, "labels": labels}
+
+
+def sft(
+    records: str | Path,
+    out: str | Path,
+    *,
+    model_cfg: ModelConfig | None = None,
+    steps: int = 300,
+    batch_size: int = 32,
+    lr: float = 2e-3,
+    warmup: int = 20,
+    seed: int = 0,
+    probe: list[Prompt] | None = None,
+    probe_tokenizer_texts: list[str] | None = None,
+    stop_at_acc: float | None = None,
+    eval_every: int = 25,
+    probe_k: int = 4,
+    max_new_tokens: int = 64,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+    progress: bool = True,
+) -> dict:
+    """Train and save a policy directory at `out`; returns a summary (steps, loss, probe accuracy, seconds).
+
+    `probe` prompts are tokenised with the policy's tokenizer (pass raw `Prompt`s whose `text` is the
+    user message); SFT stops once their sampled avg accuracy reaches `stop_at_acc`.
+    """
+    from trainer.eval import evaluate
+    from trainer.loop import _progress
+    from trainer.model import build_policy, quiet_transformers, save_policy
+
+    quiet_transformers()
+    model_cfg = model_cfg or ModelConfig()
+    if model_cfg.path:
+        raise ValueError("SFT warm-up is for the tiny model; a real checkpoint already knows how to answer")
+    examples = load_sft_examples(records)
+    texts = [e.prompt for e in examples] + [e.solution for e in examples] + list(probe_tokenizer_texts or [])
+    model, tok = build_policy(model_cfg, texts, seed=seed)
+    data = [encode(tok, e) for e in examples]
+    probe_ids = [
+        Prompt(p.key, _chat_ids(tok, p.text), p.gold, p.text) for p in (probe or [])
+    ]  # tokenised now that the tokenizer exists
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.01)
+    rng = random.Random(seed)
+    order: list[int] = []
+    t0, loss_ema, acc, done = time.perf_counter(), None, None, 0
+    model.train()
+    prog = _progress(progress)
+    task = prog.add_task("sft", total=steps, info="")
+    with prog:
+        for step in range(steps):
+            if len(order) < batch_size:
+                more = list(range(len(data)))
+                rng.shuffle(more)
+                order += more
+            idx, order = order[:batch_size], order[batch_size:]
+            for g in opt.param_groups:
+                g["lr"] = lr * min(1.0, (step + 1) / max(warmup, 1))
+            loss = model(**collate([data[i] for i in idx], tok.pad_token_id), use_cache=False).loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            done = step + 1
+            loss_ema = loss.item() if loss_ema is None else 0.9 * loss_ema + 0.1 * loss.item()
+            if probe_ids and stop_at_acc is not None and done % eval_every == 0:
+                ev = evaluate(
+                    model,
+                    tok,
+                    probe_ids,
+                    k=probe_k,
+                    temperature=temperature,
+                    top_p=top_p,
+                    max_new_tokens=max_new_tokens,
+                )
+                acc = ev[f"avg@{probe_k}"]
+                model.train()
+                if acc >= stop_at_acc:
+                    prog.update(
+                        task,
+                        completed=steps,
+                        info=f"loss {loss_ema:.3f} probe acc {acc:.2f} (target reached)",
+                    )
+                    break
+            prog.update(
+                task,
+                advance=1,
+                info=f"loss {loss_ema:.3f}" + (f" probe acc {acc:.2f}" if acc is not None else ""),
+            )
+    save_policy(model, tok, out)
+    return {
+        "steps": done,
+        "loss": loss_ema,
+        "probe_acc": acc,
+        "seconds": time.perf_counter() - t0,
+        "examples": len(data),
+    }
+
+
+def _chat_ids(tok, text: str) -> list[int]:
+    ids = tok.apply_chat_template(
+        [{"role": "user", "content": text}], add_generation_prompt=True, tokenize=True
+    )
+    return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
