@@ -1,0 +1,533 @@
+"""`dapo build CONFIG.yaml --out DIR`: the typed build config and the whole pipeline run.
+
+Stages (each a resumable Parquet store under DIR/stages/): acquire -> classify -> rewrite ->
+validate. Then dedup, decontamination, DIR/records/ (every record with its status),
+DIR/verl/ (the verl / DAPO-Math-17K export of the kept ones) and DIR/README.md (the card).
+Kill it at any moment and run the same command again: finished work is skipped.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import time
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pipelines.llm import LLMSettings
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AopsSource(_Strict):
+    """AoPS wiki contests, live (cached, polite) or from a folder of saved pages."""
+
+    kind: Literal["aops"]
+    contests: list[str] = Field(default_factory=list, description="e.g. 2024_AIME_I")
+    index: str | None = Field(None, description="crawl every contest linked from this index page")
+    years: tuple[int, int] | None = None
+    saved_pages: str | None = Field(None, description="folder of saved pages (relative to the config)")
+    cache_dir: str | None = Field(None, description="HTTP cache; default <out>/http_cache")
+    rate_limit: float = 1.0
+    limit: int | None = None
+
+
+class ImportSource(_Strict):
+    """An existing dataset: JSONL, Parquet, CSV, or a `datasets` name/path, with a column mapping."""
+
+    kind: Literal["import"]
+    name: str
+    path: str
+    mapping: dict[str, str] | None = None
+    split: str | None = None
+    limit: int | None = None
+
+
+class SyntheticSource(_Strict):
+    """Seeded arithmetic and small-algebra generators (integer answers, worked solutions)."""
+
+    kind: Literal["synthetic"]
+    n: int = Field(ge=0)
+    seed: int = 0
+    kinds: list[str] | None = None
+    difficulty: int | list[int] = 1
+    split: str = "train"
+
+
+Source = Annotated[AopsSource | ImportSource | SyntheticSource, Field(discriminator="kind")]
+
+
+class RewriteConfig(_Strict):
+    rules: bool = True
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+
+
+class SolverConfig(_Strict):
+    enabled: bool = False
+    k: int = Field(4, ge=1)
+    temperature: float = 1.0
+
+
+class ValidateConfig(_Strict):
+    consistency: bool = True
+    solver: SolverConfig = Field(default_factory=SolverConfig)
+
+
+class DedupConfig(_Strict):
+    enabled: bool = True
+    near: bool = True
+    threshold: float = Field(0.6, gt=0, le=1)
+
+
+class DecontamConfig(_Strict):
+    enabled: bool = True
+    n: int = Field(13, ge=1, description="n-gram length")
+    benchmarks: list[str] | None = Field(None, description="default: every bundled benchmark")
+
+
+class ExportConfig(_Strict):
+    verl: bool = True
+    repeat: int = Field(1, ge=1)
+
+
+class BuildConfig(_Strict):
+    """A whole build. Relative paths are relative to the config file."""
+
+    name: str = "corpus"
+    description: str = ""
+    sources: list[Source] = Field(min_length=1)
+    rewrite: RewriteConfig = Field(default_factory=RewriteConfig)
+    validate_: ValidateConfig = Field(default_factory=ValidateConfig, alias="validate")
+    dedup: DedupConfig = Field(default_factory=DedupConfig)
+    decontaminate: DecontamConfig = Field(default_factory=DecontamConfig)
+    export: ExportConfig = Field(default_factory=ExportConfig)
+    chunk_size: int = Field(256, ge=1, description="records per shard written by each stage")
+    base_dir: str = Field(".", description="set from the config file's folder")
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ConfigError(ValueError):
+    """The build config is invalid; the message names the key and what to write instead."""
+
+
+def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    """The config model class that the error location `loc` points into."""
+    current: typing.Any = model
+    for part in loc:
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            fields = {(f.alias or n): f for n, f in current.model_fields.items()}
+            if part not in fields:
+                return None
+            current = fields[part].annotation
+        elif isinstance(part, int):
+            args = typing.get_args(current)
+            current = args[0] if args else None
+        else:  # a discriminator tag such as 'import'
+            for member in typing.get_args(
+                typing.get_args(current)[0] if typing.get_args(current) else current
+            ):
+                lit = member.model_fields.get("kind") if isinstance(member, type) else None
+                if lit is not None and part in typing.get_args(lit.annotation):
+                    current = member
+                    break
+            else:
+                return None
+        while typing.get_origin(current) in (Annotated, typing.Union, type(int | None)):
+            args = [a for a in typing.get_args(current) if a is not type(None)]
+            if typing.get_origin(current) is Annotated or len(args) == 1:
+                current = args[0]
+            else:
+                break
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _where(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part not in ("aops", "import", "synthetic"):
+            out += f".{part}" if out else str(part)
+    return out or "(top level)"
+
+
+def _explain(err: ValidationError, source: str) -> ConfigError:
+    lines = []
+    for e in err.errors():
+        loc = tuple(e["loc"])
+        if e["type"] == "extra_forbidden":
+            parent = _model_at(BuildConfig, loc[:-1])
+            allowed = sorted((f.alias or n) for n, f in parent.model_fields.items()) if parent else []
+            allowed = [a for a in allowed if a != "base_dir"]
+            guess = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+            hint = f"did you mean {guess[0]!r}? " if guess else ""
+            lines.append(
+                f"unknown key {loc[-1]!r} in {_where(loc[:-1])}: {hint}allowed keys: {', '.join(allowed)}"
+            )
+        elif e["type"] == "union_tag_invalid":
+            lines.append(
+                f"{_where(loc)}: kind must be one of aops, import, synthetic (got {e['input'].get('kind')!r})"
+            )
+        elif e["type"] == "union_tag_not_found":
+            lines.append(f"{_where(loc)}: add `kind: aops | import | synthetic`")
+        else:
+            lines.append(f"{_where(loc)}: {e['msg']} (got {str(e.get('input'))[:60]!r})")
+    return ConfigError(f"{source}: invalid build config:\n  " + "\n  ".join(lines))
+
+
+def load_config(config: str | os.PathLike | dict | BuildConfig) -> BuildConfig:
+    """A BuildConfig from a YAML path, a dict or itself; errors name the key and the fix."""
+    if isinstance(config, BuildConfig):
+        return config
+    source = "<dict>"
+    if isinstance(config, dict):
+        data = dict(config)
+        data.setdefault("base_dir", ".")
+    else:
+        import yaml
+
+        path = Path(config)
+        source = str(path)
+        if not path.is_file():
+            raise ConfigError(f"{path}: no such config file")
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: not valid YAML: {e}") from e
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: the top level must be a mapping with at least `sources:`")
+        if "base_dir" in data:
+            raise ConfigError(
+                f"{path}: unknown key 'base_dir': paths are relative to the config file's folder"
+            )
+        data["base_dir"] = str(path.resolve().parent)
+    try:
+        return BuildConfig.model_validate(data)
+    except ValidationError as e:
+        raise _explain(e, source) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+
+@dataclass
+class BuildResult:
+    out_dir: Path
+    records_dir: Path
+    verl_path: Path | None
+    card_path: Path | None
+    counts: dict = field(default_factory=dict)  # final status -> rows
+    stages: list = field(default_factory=list)  # runner.StageStats per stage
+    llm_usage: dict | None = None
+    reports: dict = field(default_factory=dict)
+
+    @property
+    def kept(self) -> int:
+        return self.counts.get("kept", 0)
+
+
+def _path(cfg: BuildConfig, p: str) -> Path:
+    q = Path(os.path.expandvars(os.path.expanduser(p)))
+    return q if q.is_absolute() else Path(cfg.base_dir) / q
+
+
+def acquire(
+    cfg: BuildConfig, out_dir: Path, *, offline: bool = False, limit: int | None = None
+) -> list[dict]:
+    """Every source's records, in config order (deterministic ids, so a rerun gives the same ones)."""
+    records: list[dict] = []
+    for i, src in enumerate(cfg.sources):
+        caps = [x for x in (getattr(src, "limit", None), limit) if x is not None]
+        cap = min(caps) if caps else None
+        if isinstance(src, SyntheticSource):
+            from pipelines.sources.synthetic import generate
+
+            n = src.n if cap is None else min(src.n, cap)
+            levels = src.difficulty if isinstance(src.difficulty, list) else [src.difficulty]
+            per = [n // len(levels) + (1 if j < n % len(levels) else 0) for j in range(len(levels))]
+            for level, count in zip(levels, per, strict=True):
+                kw = {"kinds": src.kinds} if src.kinds else {}
+                records += generate(count, seed=src.seed, difficulty=level, split=src.split, **kw)
+        elif isinstance(src, ImportSource):
+            from pipelines.sources.importer import import_records
+
+            path = _path(cfg, src.path)
+            target = str(path) if path.exists() else src.path  # a `datasets` hub name or local builder
+            records += import_records(target, name=src.name, mapping=src.mapping, split=src.split, limit=cap)
+        elif isinstance(src, AopsSource):
+            records += _acquire_aops(cfg, src, out_dir, offline=offline, cap=cap)
+        else:  # pragma: no cover - the discriminated union admits nothing else
+            raise ConfigError(f"sources[{i}]: unknown kind")
+    return records
+
+
+def _acquire_aops(
+    cfg: BuildConfig, src: AopsSource, out_dir: Path, *, offline: bool, cap: int | None
+) -> list[dict]:
+    from pipelines.sources import aops
+    from pipelines.sources.fetch import Fetcher
+
+    saved = _path(cfg, src.saved_pages) if src.saved_pages else None
+    cache = _path(cfg, src.cache_dir) if src.cache_dir else out_dir / "http_cache"
+    records: list[dict] = []
+    with Fetcher(cache, offline=offline, saved_pages=saved, rate_limit=src.rate_limit) as fetcher:
+        if src.index:
+            records += aops.crawl(fetcher, src.index, years=src.years)
+        for contest in src.contests:
+            records += aops.scrape_contest(fetcher, contest)
+    return records[:cap] if cap is not None else records
+
+
+def _is_loopback(url: str | None) -> bool:
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url or "").hostname or ""
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
+def _config_hash(cfg: BuildConfig, offline: bool, limit: int | None) -> str:
+    blob = cfg.model_dump_json(exclude={"base_dir"}) + f"|offline={offline}|limit={limit}"
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def build(
+    config: str | os.PathLike | dict | BuildConfig,
+    out_dir: str | os.PathLike,
+    *,
+    offline: bool = False,
+    limit: int | None = None,
+    progress: bool = True,
+    console=None,
+) -> BuildResult:
+    """Run the whole pipeline into `out_dir` and return what it wrote. Safe to re-run after a crash."""
+    import asyncio
+
+    from rich.console import Console
+
+    from pipelines.runner import make_progress, read_records, run_stage_async, summary_table
+
+    cfg = load_config(config)
+    out = Path(out_dir)
+    console = console or Console(stderr=True)
+    out.mkdir(parents=True, exist_ok=True)
+    stamp = out / "build.json"
+    digest = _config_hash(cfg, offline, limit)
+    if stamp.exists():
+        old = json.loads(stamp.read_text()).get("config_hash")
+        if old != digest:
+            raise ConfigError(
+                f"{out} holds a build of a different config (or --offline/--limit); "
+                f"fix: use a new --out directory, or delete {out}"
+            )
+    else:
+        _write_json(
+            stamp,
+            {"config_hash": digest, "name": cfg.name, "config": cfg.model_dump(mode="json", by_alias=True)},
+        )
+
+    llm_cfg = cfg.rewrite.llm
+    solver = cfg.validate_.solver
+    use_llm = llm_cfg.enabled or solver.enabled
+    if use_llm and offline and not _is_loopback(llm_cfg.base_url or os.environ.get("OPENAI_BASE_URL")):
+        console.print(
+            "[yellow]--offline: the LLM endpoint is not on loopback; LLM rewriting and solver check are off"
+        )
+        use_llm = False
+    client = None
+    if use_llm:
+        from pipelines.llm import LLMClient
+
+        client = LLMClient(
+            llm_cfg, cache_dir=_path(cfg, llm_cfg.cache_dir) if llm_cfg.cache_dir else out / "llm_cache"
+        )
+
+    stages_dir = out / "stages"
+    stats = []
+    t0 = time.perf_counter()
+
+    async def run_all() -> None:
+        from pipelines.classify import classify
+        from pipelines.rewrite import rewrite_record
+        from pipelines.validate import validate_record
+
+        pbar = make_progress() if progress else None
+        try:
+            if pbar is not None:
+                pbar.start()
+            acquired = acquire(cfg, out, offline=offline, limit=limit)
+            _check_unique_ids(acquired)
+            kw = {"chunk_size": cfg.chunk_size, "progress": pbar}
+            stats.append(
+                await run_stage_async("acquire", acquired, stages_dir / "1_acquire", lambda r: r, **kw)
+            )
+            prev = stages_dir / "1_acquire"
+            stats.append(
+                await run_stage_async(
+                    "classify", read_records(prev), stages_dir / "2_classify", classify, **kw
+                )
+            )
+            llm = client if (client is not None and llm_cfg.enabled) else None
+
+            async def rewrite(r: dict) -> dict:
+                if not cfg.rewrite.rules and llm is None:
+                    return r
+                return await rewrite_record(r, llm, cross_check=llm_cfg.cross_check)
+
+            window = max(cfg.chunk_size, 4 * llm_cfg.concurrency)
+            stats.append(
+                await run_stage_async(
+                    "rewrite",
+                    read_records(stages_dir / "2_classify"),
+                    stages_dir / "3_rewrite",
+                    rewrite,
+                    window=window,
+                    **kw,
+                )
+            )
+
+            async def validate(r: dict) -> dict:
+                return await validate_record(
+                    r,
+                    check_consistency=cfg.validate_.consistency,
+                    llm=client if solver.enabled else None,
+                    solver_k=solver.k if solver.enabled else 0,
+                    solver_temperature=solver.temperature,
+                )
+
+            stats.append(
+                await run_stage_async(
+                    "validate",
+                    read_records(stages_dir / "3_rewrite"),
+                    stages_dir / "4_validate",
+                    validate,
+                    window=window,
+                    **kw,
+                )
+            )
+        finally:
+            if pbar is not None:
+                pbar.stop()
+            if client is not None:
+                await client.aclose()
+
+    asyncio.run(run_all())
+    result = finish(cfg, out, stats, llm_usage=client.usage if client else None, console=console)
+    console.print(summary_table(stats, title=f"{cfg.name}: stages"))
+    console.print(_final_table(result))
+    console.print(
+        f"built {out} in {time.perf_counter() - t0:.1f}s: {result.kept} kept of {sum(result.counts.values())}"
+    )
+    return result
+
+
+def _check_unique_ids(records: list[dict]) -> None:
+    seen: dict[str, dict] = {}
+    for r in records:
+        if r["id"] in seen and seen[r["id"]].get("original_answer") != r.get("original_answer"):
+            raise ValueError(
+                f"two acquired records share id {r['id']} with different answers "
+                f"({seen[r['id']].get('source_ref')} and {r.get('source_ref')}); fix: give the source a finer source_key"
+            )
+        seen[r["id"]] = r
+
+
+def _write_json(path: Path, obj) -> None:
+    from pipelines.llm import _atomic_write
+
+    _atomic_write(path, json.dumps(obj, indent=2, sort_keys=True, default=str))
+
+
+def finish(
+    cfg: BuildConfig, out: Path, stats: list, *, llm_usage: dict | None = None, console=None
+) -> BuildResult:
+    """Dedup and decontaminate the validated records, then write records/, verl/ and the card."""
+    import pyarrow.compute as pc
+
+    from mathdata.store import read_table, stored_ids, write_records
+
+    table = read_table(out / "stages" / "4_validate")
+    reports: dict = {}
+    if cfg.dedup.enabled:
+        from mathdata.dedup import dedup
+
+        res = dedup(table, threshold=cfg.dedup.threshold, near=cfg.dedup.near)
+        table, reports["dedup"] = res.table, res.report
+    if cfg.decontaminate.enabled:
+        from mathdata.decontam import decontaminate
+
+        refs = cfg.decontaminate.benchmarks
+        table, reports["decontam"] = decontaminate(table, references=refs, n=cfg.decontaminate.n)
+    records_dir = out / "records"
+    if len(stored_ids(records_dir)) != len(table):
+        write_records(records_dir, table)  # one atomic shard; ids already there are skipped
+    final = read_table(records_dir)
+    from pipelines.runner import status_key
+
+    counts: dict = {}
+    for s in final.column("status").to_pylist():
+        counts[status_key(s)] = counts.get(status_key(s), 0) + 1
+    kept = final.filter(pc.equal(final.column("status"), "kept"))
+    verl_path = None
+    if cfg.export.verl:
+        from mathdata.export import to_verl
+
+        verl_path = out / "verl" / "train.parquet"
+        verl_path.parent.mkdir(parents=True, exist_ok=True)
+        to_verl(kept, verl_path, repeat=cfg.export.repeat)
+    steps = [
+        {"name": s.name, "in": s.total, **{k: v for k, v in sorted(s.status.items())}} for s in stats
+    ] + [{"name": "final", "in": len(final), **counts}]
+    from mathdata.card import write_card
+
+    card_path = write_card(
+        out,
+        name=cfg.name,
+        table=final,
+        steps=steps,
+        dedup_report=reports.get("dedup"),
+        decontam_report=reports.get("decontam"),
+        sources=[s.model_dump(mode="json") for s in cfg.sources],
+    )
+    summary = {
+        "name": cfg.name,
+        "counts": counts,
+        "stages": [
+            {
+                "name": s.name,
+                "total": s.total,
+                "resumed": s.resumed,
+                "processed": s.processed,
+                "errors": s.errors,
+                "status": dict(s.status),
+                "seconds": round(s.seconds, 2),
+            }
+            for s in stats
+        ],
+        "llm_usage": llm_usage,
+        "reports": reports,
+    }
+    _write_json(out / "summary.json", summary)
+    return BuildResult(
+        out, records_dir, verl_path, Path(card_path) if card_path else None, counts, stats, llm_usage, reports
+    )
+
+
+def _final_table(result: BuildResult):
+    from rich.table import Table
+
+    t = Table(title="final records by status")
+    t.add_column("status")
+    t.add_column("rows", justify="right")
+    for k, v in sorted(result.counts.items(), key=lambda kv: (kv[0] != "kept", -kv[1])):
+        t.add_row(k, str(v))
+    return t

@@ -1,0 +1,153 @@
+"""Run a pipeline stage record by record, Parquet in and Parquet out, safe to kill at any moment.
+
+A stage's output is a mathdata store (a directory of immutable shards). Finished records are
+buffered and written a chunk at a time, each chunk one atomic shard; on restart the ids already
+in the output are skipped. So `kill -9` loses at most the records in flight, which the next
+run redoes, and no record is ever written twice. Records run concurrently (an LLM stage waits
+on the network), bounded by `window`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Process = Callable[[dict], Awaitable[dict] | dict]
+
+
+@dataclass
+class StageStats:
+    name: str
+    total: int = 0  # records given to the stage
+    resumed: int = 0  # already in the output from an earlier run
+    processed: int = 0  # done by this run
+    errors: int = 0  # records whose processing raised (kept with the reason)
+    seconds: float = 0.0
+    status: Counter = field(default_factory=Counter)  # over the whole output
+
+
+def status_key(status: str) -> str:
+    """`needs_llm: tuple or several answers` -> `needs_llm`, for summary tables."""
+    return status.split(":", 1)[0]
+
+
+async def run_stage_async(
+    name: str,
+    records: Iterable[dict],
+    out_dir: str | Path,
+    process: Process,
+    *,
+    chunk_size: int = 256,
+    window: int = 256,
+    progress=None,
+) -> StageStats:
+    """Apply `process` to every record not yet in `out_dir`; write results chunk by chunk."""
+    from mathdata.store import read_table, stored_ids, write_records
+
+    out_dir = Path(out_dir)
+    t0 = time.perf_counter()
+    records = list(records)
+    done = stored_ids(out_dir)
+    todo = [r for r in records if r["id"] not in done]
+    stats = StageStats(name, total=len(records), resumed=len(records) - len(todo))
+    task_id = progress.add_task(name, total=len(records), completed=stats.resumed) if progress else None
+
+    async def guarded(rec: dict) -> dict:
+        try:
+            out = process(rec)
+            if asyncio.iscoroutine(out):
+                out = await out
+            return out
+        except Exception as e:  # one bad record must not stop the corpus; keep it with the reason
+            stats.errors += 1
+            return {**rec, "status": f"error:{name}: {type(e).__name__}: {e}"[:300]}
+
+    buffer: list[dict] = []
+
+    def flush() -> None:
+        if buffer:
+            write_records(out_dir, buffer)
+            buffer.clear()
+
+    pending: set[asyncio.Task] = set()
+    it = iter(todo)
+    exhausted = False
+    while pending or not exhausted:
+        while not exhausted and len(pending) < window:
+            rec = next(it, None)
+            if rec is None:
+                exhausted = True
+                break
+            pending.add(asyncio.ensure_future(guarded(rec)))
+        if not pending:
+            break
+        finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        for task in finished:
+            buffer.append(task.result())
+            stats.processed += 1
+        if progress is not None:
+            progress.advance(task_id, len(finished))
+        if len(buffer) >= chunk_size:
+            flush()
+    flush()
+    if out_dir.exists():
+        stats.status = Counter(
+            status_key(s) for s in read_table(out_dir, columns=["status"]).column("status").to_pylist()
+        )
+    stats.seconds = time.perf_counter() - t0
+    return stats
+
+
+def run_stage(name: str, records: Iterable[dict], out_dir: str | Path, process: Process, **kw) -> StageStats:
+    """Synchronous wrapper around `run_stage_async` (one event loop per stage)."""
+    return asyncio.run(run_stage_async(name, records, out_dir, process, **kw))
+
+
+def read_records(path: str | Path) -> list[dict]:
+    """A stage's output as a list of record dicts (empty when the stage has not run)."""
+    from mathdata.store import read_table
+
+    if not Path(path).exists():
+        return []
+    return read_table(path).to_pylist()
+
+
+def make_progress():
+    """A rich progress display for stage bars (to stderr, so stdout stays clean for scripts)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description:<10}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+    )
+
+
+def summary_table(stats: list[StageStats], title: str = "pipeline summary"):
+    """A rich table: per stage, records in, resumed, processed, and the output by status."""
+    from rich.table import Table
+
+    keys: list[str] = []
+    for s in stats:
+        keys += [k for k in s.status if k not in keys]
+    keys = ["kept", *sorted(k for k in keys if k != "kept")] if "kept" in keys else sorted(keys)
+    table = Table(title=title)
+    for col in ("stage", "in", "resumed", "done", *keys, "s"):
+        table.add_column(col, justify="left" if col == "stage" else "right")
+    for s in stats:
+        table.add_row(
+            s.name,
+            str(s.total),
+            str(s.resumed),
+            str(s.processed),
+            *(str(s.status.get(k, "")) for k in keys),
+            f"{s.seconds:.1f}",
+        )
+    return table

@@ -1,0 +1,118 @@
+"""Check a rewritten record before it may enter a corpus.
+
+Three checks, recorded in `checks` (JSON): the answer is a canonical integer; the integer is
+consistent with the original answer where that can be computed (a rule's parameters rebuild
+the original value exactly; an identity answer equals the original); and, optionally, k solver
+samples from the endpoint, scored by `verifiers`, agree with the answer by majority.
+"""
+
+from __future__ import annotations
+
+import json
+
+import sympy
+
+from pipelines.rules import Miss, parse_answer, recompute
+
+RULES = {
+    "identity",
+    "degrees",
+    "percent",
+    "decimal",
+    "fraction",
+    "pi_multiple",
+    "radical",
+    "root_multiple",
+    "radical_fraction",
+}
+
+
+def consistency(record: dict) -> tuple[bool | None, str]:
+    """(True/False, why) when the original answer pins the integer down; (None, why) otherwise."""
+    transform, answer, original = record.get("transform"), record.get("answer"), record.get("original_answer")
+    if transform not in RULES:
+        return None, f"not computable for transform {transform!r}"
+    if original is None or not str(original).strip():
+        return None, "no original answer"
+    parsed = parse_answer(str(original))
+    if isinstance(parsed, Miss):
+        return None, f"original answer unreadable: {parsed.reason}"
+    try:
+        detail = json.loads(record.get("transform_detail") or "{}")
+        rebuilt = recompute(transform, detail, answer)
+    except (ValueError, KeyError, TypeError) as e:
+        return False, f"transform_detail does not hold up: {e}"
+    if sympy.simplify(rebuilt - parsed.value) != 0:
+        return False, f"parameters give {rebuilt}, the original answer is {parsed.value}"
+    return True, "rebuilt from transform_detail"
+
+
+def check_record(record: dict, *, check_consistency: bool = True) -> dict:
+    """Integer and consistency checks for a kept record; a failed check becomes its status."""
+    if record.get("status") != "kept":
+        return record
+    from mathdata.schema import is_canonical_integer
+
+    checks = json.loads(record.get("checks") or "{}")
+    checks["integer"] = is_canonical_integer(record.get("answer"))
+    if not checks["integer"]:
+        return {
+            **record,
+            "checks": json.dumps(checks),
+            "status": f"not_integer: {record.get('answer')!r}"[:200],
+        }
+    if check_consistency:
+        ok, why = consistency(record)
+        checks["consistent"] = ok
+        if ok is False:
+            return {**record, "checks": json.dumps(checks), "status": f"inconsistent: {why}"[:300]}
+    return {**record, "checks": json.dumps(checks, sort_keys=True)}
+
+
+async def solver_agreement(record: dict, llm, k: int, temperature: float = 1.0) -> tuple[int, int]:
+    """(samples agreeing with the answer, samples scored) from k DAPO-prompted draws."""
+    import asyncio
+
+    from mathdata.export import dapo_prompt
+
+    from verifiers import extract_answer, is_equivalent
+
+    messages = [{"role": "user", "content": dapo_prompt(record["problem"])}]
+    draws = await asyncio.gather(
+        *(llm.complete(messages, temperature=temperature, sample=i) for i in range(k)), return_exceptions=True
+    )
+    agree = n = 0
+    for d in draws:
+        if isinstance(d, BaseException):
+            if not isinstance(d, Exception):
+                raise d
+            continue
+        n += 1
+        pred = extract_answer(d.text, "auto")
+        if pred is not None and is_equivalent(pred, record["answer"]):
+            agree += 1
+    return agree, n
+
+
+async def validate_record(
+    record: dict,
+    *,
+    check_consistency: bool = True,
+    llm=None,
+    solver_k: int = 0,
+    solver_temperature: float = 1.0,
+) -> dict:
+    """All checks; with `solver_k` > 0 a record is kept only when most of the k samples agree."""
+    record = check_record(record, check_consistency=check_consistency)
+    if record.get("status") != "kept" or not solver_k or llm is None:
+        return record
+    agree, n = await solver_agreement(record, llm, solver_k, solver_temperature)
+    checks = json.loads(record.get("checks") or "{}")
+    checks["solver"] = {"agree": agree, "n": n, "k": solver_k}
+    checks["solver_k_n"] = f"{agree}/{solver_k}"
+    out = {**record, "checks": json.dumps(checks, sort_keys=True)}
+    if n == 0:
+        out["status"] = "solver_unavailable: no sample came back"
+    elif 2 * agree <= solver_k:
+        out["status"] = f"solver_disagrees: {agree}/{solver_k} samples agree"
+    return out
