@@ -346,3 +346,37 @@ def test_dapo_reward_matches_the_formula(n, right, max_len, frac, length):
 def test_normalize_idempotent(text):
     once = verifiers.normalize(text)
     assert verifiers.normalize(once) == once
+
+
+# --- well-formed expressions: reflexive, and never equal to themselves plus one -----------------
+
+leaf = st.one_of(st.integers(1, 20).map(str), st.sampled_from(["x", "y", r"\pi", "e"]))
+positive_leaf = st.one_of(st.integers(1, 20).map(str), st.sampled_from([r"\pi", "2x^2+1"]))
+
+
+def grow(inner):
+    return st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", r"\cdot "]), inner).map(lambda t: f"{t[0]}{t[1]}{t[2]}"),
+        st.tuples(inner, positive_leaf).map(lambda t: rf"\frac{{{t[0]}}}{{{t[1]}}}"),
+        st.tuples(inner, st.integers(2, 3)).map(lambda t: f"({t[0]})^{{{t[1]}}}"),
+        inner.map(lambda s: rf"\sqrt{{{s}}}"),
+    )
+
+
+expressions = st.recursive(leaf, grow, max_leaves=6)
+
+
+@pytest.mark.slow
+@HEAVY
+@given(expr=expressions)
+def test_expressions_reflexive_and_not_shifted(expr):
+    """A rewritten copy is equal; the same expression plus one never is (in either order)."""
+    rewritten = rf"1 \cdot ({expr})"
+    same, elapsed = timed(verifiers.is_equivalent, rewritten, expr, timeout=BUDGET_S)
+    assert within_budget(elapsed)
+    assert same, expr
+    shifted = f"1+{expr}"
+    forward, elapsed = timed(verifiers.is_equivalent, shifted, expr, timeout=BUDGET_S)
+    assert within_budget(elapsed)
+    assert forward is False, expr
+    assert verifiers.is_equivalent(expr, shifted, timeout=BUDGET_S) is False
