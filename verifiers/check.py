@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifiers.extract import extract_prediction
+from verifiers.extract import boxed_alternatives, extract_answer, extract_prediction
 from verifiers.normalize import normalize, split_unit
 from verifiers.numbers import numbers_equal, parse_number
-from verifiers.structure import Structure, parse_structure
+from verifiers.structure import Structure, parse_structure, relation_to_interval
 
 MAX_INPUT_CHARS = 400_000  # ~100k tokens: anything longer is not a completion we score
 MAX_ANSWER_CHARS = 2_000  # an extracted answer longer than this is not a final answer
@@ -76,7 +76,7 @@ def _sanity(text: str) -> str | None:
     return None
 
 
-def _prepare(text: str) -> tuple[str | None, str | None]:
+def _prepare(text: str, structured_gold: bool = False) -> tuple[str | None, str | None]:
     """(normalised answer, None) or (None, reason)."""
     raw = extract_prediction(text)
     if raw is None:
@@ -87,6 +87,9 @@ def _prepare(text: str) -> tuple[str | None, str | None]:
         return None, "too_large"
     if not _balanced_braces(raw):
         return None, "unparsable"
+    alts = {normalize(a) for a in boxed_alternatives(text)} if "boxed" in text else set()
+    if len(alts) > 1 and extract_answer(text, "answer_line") is None:
+        return ", ".join(sorted(alts)) if structured_gold else None, None if structured_gold else "hedged"
     return raw, None
 
 
@@ -109,9 +112,9 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
     g_txt, p_txt = gold.rstrip("%").strip(), pred.rstrip("%").strip()
     gv, pv = parse_number(g_txt), parse_number(p_txt)
     if gv is not None and pv is not None:
-        if numbers_equal(p_txt, pv, gv):
+        if numbers_equal(pv, gv):
             return True
-        return bool(gold_pct and not pred_pct and numbers_equal(p_txt, pv, gv / 100))
+        return bool(gold_pct and not pred_pct and numbers_equal(pv, gv / 100))
     if pred == gold:
         return True
     if (
@@ -127,7 +130,12 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
 
 def _match_structures(ps: Structure, gs: Structure, pending: list) -> tuple[bool | None, list]:
     """Decide a structure pair cheaply, or return the element pairs the symbolic step must decide."""
-    if ps.kind != gs.kind or ps.brackets != gs.brackets or len(ps.items) != len(gs.items):
+    unordered = {"set", "list"}
+    if ps.kind != gs.kind and not (ps.kind in unordered and gs.kind in unordered):
+        return False, []
+    if ps.kind == "seq" and ps.brackets != gs.brackets:
+        return False, []
+    if ps.kind != "list" and gs.kind != "list" and len(ps.items) != len(gs.items):
         return False, []
     if len(ps.items) > MAX_ITEMS:
         return ps.items == gs.items, []
@@ -211,16 +219,17 @@ def _check(pred: str, gold: str, timeout: float) -> Verdict:
         bad = _sanity(text)
         if bad:
             return Verdict(False, bad, None)
-    p_raw, why = _prepare(pred)
-    if p_raw is None:
-        return Verdict(False, why, None)
     g_raw, gwhy = _prepare(gold)
     if g_raw is None:
-        return Verdict(False, f"gold_{gwhy}" if gwhy == "no_answer" else gwhy, p_raw)
+        return Verdict(False, f"gold_{gwhy}" if gwhy == "no_answer" else gwhy, None)
+    p_raw, why = _prepare(pred, structured_gold=parse_structure(normalize(g_raw)) is not None)
+    if p_raw is None:
+        return Verdict(False, why, None)
     # units: both written and different is a mismatch (5 cm vs 5 m); one-sided units are ignored
     p_body, p_unit = split_unit(p_raw)
     g_body, g_unit = split_unit(g_raw)
     p, g = normalize(p_body), normalize(g_body)
+    p, g = relation_to_interval(p) or p, relation_to_interval(g) or g
     if not p:
         return Verdict(False, "no_answer", p)
     if p_unit and g_unit and p_unit != g_unit:

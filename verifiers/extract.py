@@ -48,28 +48,49 @@ def _strip_wrapping(ans: str) -> str:
     return ans
 
 
+def _box_content(text: str, start: int) -> str | None:
+    """Content from `start` (just after an opening brace) to its matching brace; None if unterminated."""
+    depth, i, n = 1, start, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] in "{}":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start:i].strip()
+        i += 1
+    return None
+
+
 def extract_boxed(text: str) -> str | None:
     """Content of the last `\\boxed{...}` / `\\fbox{...}` with nested braces (iterative scan)."""
-    starts = [m.end() for m in _BOXED.finditer(text)]
-    for start in reversed(starts):
-        depth, i, n = 1, start, len(text)
-        while i < n:
-            c = text[i]
-            if c == "\\" and i + 1 < n and text[i + 1] in "{}":
-                i += 2
-                continue
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[start:i].strip()
-            i += 1
-        # unterminated box: try an earlier one
+    for start in reversed([m.end() for m in _BOXED.finditer(text)]):
+        content = _box_content(text, start)
+        if content is not None:
+            return content  # an unterminated box falls back to an earlier one
     last = None
     for m in _BOXED_SPACE.finditer(text):
         last = m
     return last.group(1).strip() if last else None
+
+
+def boxed_alternatives(text: str) -> list[str]:
+    """Every boxed value on the line of the last box: `\\boxed{34} or \\boxed{35}` -> [34, 35]."""
+    starts = [m.end() for m in _BOXED.finditer(text)]
+    if len(starts) < 2:
+        return []
+    line_start = text.rfind("\n", 0, starts[-1]) + 1
+    out = []
+    for start in starts:
+        if start >= line_start:
+            content = _box_content(text, start)
+            if content is not None:
+                out.append(content)
+    return out
 
 
 def _answer_line(text: str) -> str | None:

@@ -147,7 +147,9 @@ _UNIT_CANON = {
     "sq units": "square units",
 }
 
-_SPACES = re.compile(r"\\[,;:! ]|\\q?quad\b|~|\\(?:displaystyle|left|right|big|Big|bigg|Bigg)(?![a-zA-Z])")
+_SPACES = re.compile(
+    r"(?<!\\)\\[,;:! ]|\\q?quad\b|~|\\(?:displaystyle|left|right|big|Big|bigg|Bigg)(?![a-zA-Z])"
+)
 _TEXT_CMD = re.compile(
     r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname|rm|bf)\s*\{([^{}]*)\}"
 )
@@ -156,7 +158,8 @@ _PREFIX = re.compile(r"^\s*\\?[a-zA-Z]{1,6}(?:_\{?[a-zA-Z0-9]{1,4}\}?)?(?:\([a-z
 _THOUSANDS = re.compile(r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _INT = re.compile(r"^[-+]?\d+(?:\.0*)?$")
 _WS = re.compile(r"\s+")
-_WS_AROUND = re.compile(r"\s*([^\w\\\s])\s*|(?<=\d)\s+(?=\d)")
+_WS_AROUND = re.compile(r"\s*([^\w\\\s])\s*|(?<=\d)\s+(?=\d{3}(?!\d))")
+_SUFFIX = re.compile(r"(?<=[^=<>])\s*=\s*\\?[a-zA-Z]{1,6}(?:_\{?[a-zA-Z0-9]{1,4}\}?)?\s*$")
 _FRAC_SHORT = re.compile(r"\\frac\s*(\d)\s*(\d)")
 _FRAC_SHORT2 = re.compile(r"\\frac\s*\{([^{}]*)\}\s*(\d)")
 _SQRT_SHORT = re.compile(r"\\sqrt\s*(\d)")
@@ -165,7 +168,7 @@ _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("\\boxed
 
 def split_unit(answer: str) -> tuple[str, str | None]:
     """Split a trailing unit off (`5 \\text{ cm}` -> (`5`, `cm`)); the unit is canonicalised."""
-    s = answer.strip().rstrip(".").strip()
+    s = _SPACES.sub(" ", answer).strip().rstrip(".").strip()
     for pat in (_TEXT_UNIT, _WORD_UNIT):
         m = pat.search(s)
         if m and m.start() > 0:
@@ -179,6 +182,8 @@ def _unwrap(s: str) -> str:
     for _ in range(4):
         before = s
         s = s.strip()
+        if s.startswith("{") and s.endswith("}") and _balanced(s[1:-1]):
+            s = s[1:-1]
         for left, right in _WRAPPERS:
             if s.startswith(left) and s.endswith(right) and len(s) >= len(left) + len(right):
                 inner = s[len(left) : len(s) - len(right)]
@@ -218,7 +223,8 @@ def normalize(answer: str) -> str:
     s = _DEGREES.sub("", s)
     s = _unwrap(s).strip().rstrip(".").strip()
     if s.count("=") == 1 and not re.search(r"[<>]|\\[lgn]eq?(?![a-zA-Z])", s):
-        s = _PREFIX.sub("", s, count=1)
+        stripped = _PREFIX.sub("", s, count=1)
+        s = stripped if stripped != s else _SUFFIX.sub("", s, count=1)
     s = _WS.sub(" ", s).strip()
     s = _WS_AROUND.sub(lambda m: m.group(1) or "", s)
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)

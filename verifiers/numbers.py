@@ -62,26 +62,6 @@ def parse_number(s: str) -> Fraction | None:
     return None
 
 
-def decimal_places(s: str) -> int | None:
-    """Digits after the point of a plain decimal literal (`0.333` -> 3), else None."""
-    m = re.fullmatch(r"[-+]?\d*\.(\d+)", s)
-    return len(m.group(1)) if m else None
-
-
-def is_terminating(x: Fraction) -> bool:
-    """True when x has a finite decimal expansion (denominator of the form 2^a 5^b)."""
-    d = x.denominator
-    for p in (2, 5):
-        while d % p == 0:
-            d //= p
-    return d == 1
-
-
-def numbers_equal(pred_text: str, pred: Fraction, gold: Fraction) -> bool:
-    """Exact equality, or a correctly rounded decimal (>= 3 places) of a non-terminating gold."""
-    if pred == gold:
-        return True
-    places = decimal_places(pred_text)
-    if places is None or places < 3 or is_terminating(gold):
-        return False
-    return abs(pred - gold) <= Fraction(1, 2 * 10**places)
+def numbers_equal(pred: Fraction, gold: Fraction) -> bool:
+    """Exact equality: a truncated decimal (0.333 for 1/3) is a different number."""
+    return pred == gold

@@ -69,6 +69,49 @@ def _encloses(s: str, left: str, right: str) -> bool:
     return depth == 0
 
 
+_REL = re.compile(r"(\\[lg]eq?slant(?![a-zA-Z])|\\[lg]eq?(?![a-zA-Z])|<|>)")
+_VAR = re.compile(r"\\?[a-zA-Z]+")
+
+
+def relation_to_interval(s: str) -> str | None:
+    """`-2\\le x<7` -> `[-2,7)`, `x>3` -> `(3,\\infty)`: one-variable inequalities as intervals."""
+    parts = _REL.split(s)
+    if len(parts) not in (3, 5) or "=" in s.replace("\\le", "").replace("\\ge", ""):
+        return None
+    parts = [p.strip() for p in parts]
+    strict = {"<": True, ">": True}
+    if len(parts) == 3:
+        a, rel, b = parts
+        if _VAR.fullmatch(a) and not _VAR.fullmatch(b) and b:
+            var_left, bound = True, b
+        elif _VAR.fullmatch(b) and not _VAR.fullmatch(a) and a:
+            var_left, bound = False, a
+        else:
+            return None
+        less = rel in ("<",) or rel.startswith("\\l")
+        upper = less == var_left  # x < b or b > x: b is an upper bound
+        op = strict.get(rel, False)
+        if upper:
+            return f"(-\\infty,{bound}{')' if op else ']'}"
+        return f"{'(' if op else '['}{bound},\\infty)"
+    a, r1, v, r2, b = parts
+    if not _VAR.fullmatch(v) or not a or not b:
+        return None
+    less1, less2 = r1 == "<" or r1.startswith("\\l"), r2 == "<" or r2.startswith("\\l")
+    if less1 != less2:
+        return None
+    lo, hi, lo_rel, hi_rel = (a, b, r1, r2) if less1 else (b, a, r2, r1)
+    return f"{'(' if strict.get(lo_rel) else '['}{lo},{hi}{')' if strict.get(hi_rel) else ']'}"
+
+
+def expand_pm(item: str) -> list[str]:
+    """`1\\pm\\sqrt{5}` -> [`1+\\sqrt{5}`, `1-\\sqrt{5}`]; anything else unchanged."""
+    if item.count("\\pm") != 1 or "\\mp" in item:
+        return [item]
+    left, right = item.split("\\pm")
+    return [f"{left}+{right}", f"{left}-{right}"] if right.strip() else [item]
+
+
 def parse_structure(s: str) -> Structure | None:
     """A Structure when `s` is a set/tuple/interval/matrix/list of several answers, else None."""
     m = _MATRIX.match(s)
@@ -78,7 +121,7 @@ def parse_structure(s: str) -> Structure | None:
     if s.startswith("\\{") and s.endswith("\\}"):
         parts = split_top(s[2:-2])
         if parts is not None:
-            return Structure("set", "{}", tuple(p for p in parts if p))
+            return Structure("set", "{}", tuple(e for p in parts if p for e in expand_pm(p)))
     if len(s) >= 2 and s[0] in "([" and s[-1] in ")]":
         inner = s[1:-1]
         if s[0] + s[-1] in ("()", "[]") and not _encloses(s, s[0], s[-1]):
@@ -89,7 +132,9 @@ def parse_structure(s: str) -> Structure | None:
                 return Structure("seq", s[0] + s[-1], tuple(parts))
     parts = split_top(s)
     if parts is not None and len(parts) >= 2:
-        return Structure("list", "", tuple(parts))
+        return Structure("list", "", tuple(e for p in parts for e in expand_pm(p)))
+    if len(expand_pm(s)) == 2:
+        return Structure("list", "", tuple(expand_pm(s)))
     for word in ("\\text{or}", "\\text{and}", " or ", " and "):
         if word in s:
             parts = split_top(s, word)
