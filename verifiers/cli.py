@@ -1,10 +1,103 @@
-"""`dapo` subcommands contributed by the verifiers package."""
+"""`dapo verify`: judge one answer, or score a JSONL file of completions."""
 
 from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
 
 import typer
 
 
+def _load_jsonl(path: Path) -> tuple[list[str], list[str]]:
+    """(completions, golds) from {completion, gold} lines; errors name the line and the fix."""
+    if not path.is_file():
+        raise typer.BadParameter(f"{path}: no such file", param_hint="--file")
+    completions, golds = [], []
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise typer.BadParameter(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})") from None
+            if not isinstance(row, dict):
+                raise typer.BadParameter(f"{path}:{lineno}: expected a JSON object with 'completion' and 'gold'")
+            missing = [k for k in ("completion", "gold") if k not in row]
+            if missing:
+                raise typer.BadParameter(
+                    f"{path}:{lineno}: missing field(s) {', '.join(map(repr, missing))}; "
+                    "each line needs {\"completion\": ..., \"gold\": ...}"
+                )
+            completions.append(str(row["completion"]))
+            golds.append(str(row["gold"]))
+    return completions, golds
+
+
+def _write_jsonl_atomic(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def verify(
+    pred: str = typer.Option(None, "--pred", help="Predicted answer or a whole completion."),
+    gold: str = typer.Option(None, "--gold", help="The gold answer."),
+    file: Path = typer.Option(None, "--file", "-f", help="JSONL with {completion, gold} per line."),
+    out: Path = typer.Option(None, "--out", help="With --file: write per-line results here (JSONL)."),
+    workers: int = typer.Option(None, "--workers", help="Processes for --file (default: CPU count)."),
+    timeout: float = typer.Option(1.0, "--timeout", help="Seconds allowed per comparison."),
+) -> None:
+    """Judge --pred against --gold (exit 0 if equivalent, 1 if not), or score a --file."""
+    from rich.console import Console
+
+    console = Console()
+    if file is None:
+        if pred is None or gold is None:
+            raise typer.BadParameter("give --pred and --gold, or --file F.jsonl")
+        from verifiers.check import check
+
+        v = check(pred, gold, timeout=timeout)
+        word = "[green]equivalent[/green]" if v.equivalent else "[red]not equivalent[/red]"
+        console.print(f"{word}  reason={v.reason}  pred={v.pred!r}  gold={gold!r}", highlight=False)
+        raise typer.Exit(0 if v.equivalent else 1)
+
+    from collections import Counter
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from verifiers.batch import score_batch
+
+    completions, golds = _load_jsonl(file)
+    with Progress(
+        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as bar:
+        task = bar.add_task("score", total=len(completions))
+        results = score_batch(
+            completions, golds, workers=workers, timeout=timeout, on_progress=lambda n: bar.advance(task, n)
+        )
+    n = len(results)
+    correct = sum(r.acc for r in results)
+    console.print(f"accuracy {correct / n:.4f} ({int(correct)}/{n})" if n else "accuracy n/a (empty file)")
+    reasons = Counter(r.reason for r in results)
+    console.print("reasons: " + ", ".join(f"{k}={v}" for k, v in reasons.most_common()), highlight=False)
+    if out is not None:
+        _write_jsonl_atomic(
+            out,
+            [{"index": i, "acc": r.acc, "score": r.score, "pred": r.pred, "reason": r.reason} for i, r in enumerate(results)],
+        )
+        console.print(f"wrote {out}")
+
+
 def register(app: typer.Typer) -> None:
     """Add this package's commands to the top-level `dapo` app."""
-    return None
+    app.command("verify")(verify)

@@ -1,0 +1,92 @@
+"""extract_answer, normalize and canonical_integer: the surface-form layer."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifiers import canonical_integer, extract_answer, normalize
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("Let me think.\nSo x = 3.\nAnswer: 34", "34"),
+        ("**Answer:** 34", "34"),
+        ("answer:34.", "34"),
+        ("Answer: $34$", "34"),
+        ("Final Answer: \\boxed{17}", "17"),
+        ("Answer: 1\nwait, recheck\nAnswer: 2", "2"),  # the last answer line wins
+    ],
+)
+def test_answer_line(text, want):
+    assert extract_answer(text, "answer_line") == want
+
+
+def test_boxed_nested_and_last():
+    text = "first \\boxed{1} then \\boxed{\\frac{1}{\\sqrt{2}}} done"
+    assert extract_answer(text, "boxed") == "\\frac{1}{\\sqrt{2}}"
+    assert extract_answer("\\fbox{7}", "boxed") == "7"
+    assert extract_answer("\\boxed{unterminated", "boxed") is None
+
+
+def test_deep_nesting_is_linear_not_recursive():
+    deep = "\\boxed{" + "{" * 10_000 + "x" + "}" * 10_000 + "}"
+    assert extract_answer(deep, "boxed").count("{") == 10_000
+
+
+def test_gsm8k_and_last_number():
+    assert extract_answer("She pays 3 + 4 = 7 dollars.\n#### 1,234", "gsm8k") == "1234"
+    assert extract_answer("so 3 apples and then 12.5 pears", "last_number") == "12.5"
+    assert extract_answer("so 3 apples and then 12.5 pears", "auto") is None  # no guessing unless asked
+
+
+def test_auto_prefers_answer_line_over_box():
+    assert extract_answer("\\boxed{5}\nAnswer: 6") == "6"
+    assert extract_answer("we get \\boxed{5}.") == "5"
+    assert extract_answer("") is None
+
+
+def test_unknown_style_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown extraction style 'latex'"):
+        extract_answer("x", "latex")
+
+
+@pytest.mark.parametrize(
+    "raw, want",
+    [
+        ("$\\dfrac{1}{2}$", "\\frac{1}{2}"),
+        ("\\tfrac12", "\\frac{1}{2}"),
+        ("5\\text{ cm}", "5"),
+        ("30^\\circ", "30"),
+        ("1{,}000", "1000"),
+        ("1\\,000", "1000"),
+        ("\u22127", "-7"),
+        ("x = 3", "3"),
+        ("\\left( 1, 2 \\right)", "(1,2)"),
+        ("50\\%", "50%"),
+        ("12.", "12"),
+    ],
+)
+def test_normalize(raw, want):
+    assert normalize(raw) == want
+
+
+@pytest.mark.parametrize(
+    "raw, want",
+    [
+        ("034", "34"),
+        ("27.0", "27"),
+        ("-0", "0"),
+        ("1,000", "1000"),
+        ("$34$", "34"),
+        ("+12", "12"),
+        ("\\boxed{007}", "7"),
+        ("9" * 5000, "9" * 5000),  # beyond int()'s 4300-digit limit: string work only
+        ("3.5", None),
+        ("\\frac{1}{2}", None),
+        ("x", None),
+        ("1e3", None),
+    ],
+)
+def test_canonical_integer(raw, want):
+    assert canonical_integer(raw) == want
