@@ -1,0 +1,319 @@
+"""Import existing problem sets (JSONL, Parquet, CSV, or a `datasets` name/path) as records.
+
+Datasets name their columns differently, so a mapping says which column feeds which record
+field; without one, common names are recognised (question/problem -> original_problem,
+final_answer/answer -> original_answer, ...). Two source habits get a fixed rule:
+
+- List-valued answers (OlympiadBench's `final_answer`): one element is taken as it is;
+  several are joined with ", " and the list itself is kept as JSON in `checks.import.answers`.
+- GSM8K answers (`...worked solution...\\n#### 72`): the number after `####` is the answer,
+  the text before it (calculator annotations `<<3*4=12>>` removed) is the solution.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from mathdata.schema import new_record
+
+# Record fields a column may feed; `context` is text placed before the problem statement.
+TARGETS = (
+    "original_problem",
+    "original_answer",
+    "solution",
+    "source_ref",
+    "competition",
+    "year",
+    "problem_number",
+    "split",
+    "license",
+    "context",
+)
+# Without a mapping, the first column present from each list feeds that field.
+DEFAULT_NAMES = {
+    "original_problem": ["problem", "question", "Problem", "Question", "prompt"],
+    "original_answer": ["final_answer", "answer", "Answer", "gold", "ground_truth", "expected_answer"],
+    "solution": ["solution", "Solution", "solutions"],
+    "source_ref": ["id", "unique_id", "idx", "ID", "index"],
+    "context": ["context"],
+    "competition": ["competition", "contest"],
+    "year": ["year"],
+    "problem_number": ["problem_number"],
+}
+_GSM8K = re.compile(r"\n?\s*####\s*(?P<ans>[^\n]+?)\s*$")
+_CALC = re.compile(r"<<[^<>]*>>")
+_MAX_EXTRA = 200  # unmapped columns shorter than this are kept in checks.import.extra
+
+
+class ImportDataError(ValueError):
+    """Bad input: the message names the file, the row and the column, and how to fix it."""
+
+
+def _rows_jsonl(path: Path) -> Iterator[tuple[str, dict]]:
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ImportDataError(f"{path}:{lineno}: not valid JSON ({e.msg} at column {e.colno})") from e
+            if not isinstance(row, dict):
+                raise ImportDataError(
+                    f"{path}:{lineno}: expected a JSON object per line, got {type(row).__name__}"
+                )
+            yield f"{path}:{lineno}", row
+
+
+def _rows_json(path: Path) -> Iterator[tuple[str, dict]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ImportDataError(
+            f"{path}: not valid JSON ({e.msg} at line {e.lineno}); JSON Lines should end in .jsonl"
+        ) from e
+    if not isinstance(data, list):
+        raise ImportDataError(f"{path}: expected a JSON array of objects, got {type(data).__name__}")
+    for i, row in enumerate(data):
+        if not isinstance(row, dict):
+            raise ImportDataError(f"{path} row {i}: expected an object, got {type(row).__name__}")
+        yield f"{path} row {i}", row
+
+
+def _rows_parquet(path: Path) -> Iterator[tuple[str, dict]]:
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except Exception as e:  # pyarrow raises several types for a file that is not Parquet
+        raise ImportDataError(f"{path}: cannot read as Parquet: {e}") from e
+    i = 0
+    for batch in pf.iter_batches(batch_size=4096):
+        for row in batch.to_pylist():
+            yield f"{path} row {i}", row
+            i += 1
+
+
+def _rows_csv(path: Path) -> Iterator[tuple[str, dict]]:
+    with path.open(encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        for row in reader:
+            if None in row:
+                raise ImportDataError(
+                    f"{path}:{reader.line_num}: more fields than the header's {len(reader.fieldnames)}"
+                )
+            yield f"{path}:{reader.line_num}", row
+
+
+def _rows_datasets(name: str, split: str | None) -> Iterator[tuple[str, dict]]:
+    import datasets
+
+    path = Path(name)
+    if path.is_dir() and ((path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists()):
+        ds = datasets.load_from_disk(str(path))
+        if isinstance(ds, datasets.DatasetDict):
+            if (split or "train") not in ds:
+                raise ImportDataError(f"{name}: no split {split or 'train'!r}; it has {list(ds)}")
+            ds = ds[split or "train"]
+    else:
+        try:
+            ds = datasets.load_dataset(name, split=split or "train")
+        except Exception as e:
+            raise ImportDataError(
+                f"{name}: not a JSONL/JSON/Parquet/CSV file and `datasets` cannot load it ({type(e).__name__}: {e})"
+            ) from e
+    for i, row in enumerate(ds):
+        yield f"{name}[{split or 'train'}] row {i}", row
+
+
+def read_rows(path_or_name: str | os.PathLike, split: str | None = None) -> Iterator[tuple[str, dict]]:
+    """(location, row) pairs; the location ("file:line" or "file row i") goes into error messages."""
+    path = Path(path_or_name)
+    suffix = path.suffix.lower()
+    readers = {
+        ".jsonl": _rows_jsonl,
+        ".ndjson": _rows_jsonl,
+        ".json": _rows_json,
+        ".parquet": _rows_parquet,
+        ".csv": _rows_csv,
+    }
+    if suffix in readers:
+        if not path.is_file():
+            raise ImportDataError(f"{path}: no such file")
+        return readers[suffix](path)
+    return _rows_datasets(str(path_or_name), split)
+
+
+def _resolve_mapping(columns: list[str], mapping: dict[str, str] | None, where: str) -> dict[str, str]:
+    """target field -> source column."""
+    if mapping is None:
+        out = {}
+        for target, names in DEFAULT_NAMES.items():
+            found = next((n for n in names if n in columns), None)
+            if found:
+                out[target] = found
+    else:
+        bad = [t for t in mapping.values() if t not in TARGETS]
+        if bad:
+            raise ImportDataError(
+                f"{where}: mapping targets {bad} are not record fields; use one of {list(TARGETS)}"
+            )
+        missing = [c for c in mapping if c not in columns]
+        if missing:
+            raise ImportDataError(
+                f"{where}: mapping names column(s) {missing} that the data lacks; columns: {columns}"
+            )
+        out = {target: col for col, target in mapping.items()}
+    if "original_problem" not in out:
+        raise ImportDataError(
+            f"{where}: no problem column found among {columns}; "
+            'pass a mapping such as {"question": "original_problem", "final_answer": "original_answer"}'
+        )
+    return out
+
+
+def _text(value: Any, where: str, column: str) -> str | None:
+    """A cell as text: lists of strings are joined (see `answer_text`), numbers written plainly."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+    if isinstance(value, list | tuple) and all(isinstance(v, str | int | float) for v in value):
+        return "\n\n".join(_text(v, where, column) for v in value)
+    raise ImportDataError(f"{where}: column {column!r} holds a {type(value).__name__}, expected text")
+
+
+def answer_text(value: Any, where: str, column: str) -> tuple[str | None, list[str] | None]:
+    """(answer, the list it came from): one element as is; several joined with ", "."""
+    if isinstance(value, str) and value.startswith("[") and value.endswith("]"):
+        try:  # CSV cells that hold a JSON list
+            parsed = json.loads(value)
+            value = parsed if isinstance(parsed, list) else value
+        except json.JSONDecodeError:
+            pass
+    if isinstance(value, list | tuple):
+        items = [_text(v, where, column) for v in value if v is not None]
+        items = [s.strip() for s in items if s and s.strip()]
+        if not items:
+            return None, []
+        return (items[0] if len(items) == 1 else ", ".join(items)), items
+    text = _text(value, where, column)
+    return (text.strip() if text else None), None
+
+
+def gsm8k_split(text: str) -> tuple[str, str] | None:
+    """A GSM8K answer field -> (solution, final answer), or None when it has no `#### N` line."""
+    m = _GSM8K.search(text)
+    if not m or "####" in text[: m.start()]:
+        return None
+    solution = _CALC.sub("", text[: m.start()]).strip()
+    return solution, m["ans"].replace(",", "").strip()
+
+
+def _solution_text(value: Any, where: str, column: str) -> str | None:
+    if isinstance(value, list | tuple):
+        items = [s.strip() for s in (_text(v, where, column) for v in value) if s and s.strip()]
+        if len(items) > 1:
+            return "\n\n".join(f"Solution {i}:\n{s}" for i, s in enumerate(items, 1))
+        return items[0] if items else None
+    text = _text(value, where, column)
+    return text.strip() if text and text.strip() else None
+
+
+def _jsonable(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) or value is None
+
+
+def import_records(
+    path_or_name: str | os.PathLike,
+    *,
+    name: str,
+    mapping: dict[str, str] | None = None,
+    split: str | None = None,
+    limit: int | None = None,
+    license: str | None = None,
+) -> list[dict]:
+    """Records with source `import:<name>` from a file or a `datasets` name/path.
+
+    `mapping` is {source column: record field} (fields in TARGETS); without it common column
+    names are recognised. `split` picks the `datasets` split (default "train") and is written
+    to every record unless a column feeds `split`. Each record's id hashes its text with the
+    row key (the `source_ref` column, else the row number), so repeated texts stay distinct
+    rows for dedup to judge.
+    """
+    if not name or not re.fullmatch(r"[\w.\-]+", name):
+        raise ImportDataError(
+            f"import name {name!r}: use letters, digits, '_', '-' or '.' (it becomes source import:<name>)"
+        )
+    source = f"import:{name}"
+    records: list[dict] = []
+    fields: dict[str, str] | None = None
+    for i, (where, row) in enumerate(read_rows(path_or_name, split)):
+        if limit is not None and i >= limit:
+            break
+        if fields is None:
+            fields = _resolve_mapping(list(row), mapping, where)
+        missing = [col for col in fields.values() if col not in row]
+        if missing:
+            raise ImportDataError(f"{where}: row lacks column(s) {missing} that earlier rows had")
+        pcol = fields["original_problem"]
+        problem = _text(row[pcol], where, pcol)
+        if not problem or not problem.strip():
+            raise ImportDataError(f"{where}: column {pcol!r} is empty; every row needs a problem statement")
+        if "context" in fields:
+            context = _text(row[fields["context"]], where, fields["context"])
+            problem = f"{context.strip()}\n\n{problem}" if context and context.strip() else problem
+        out: dict[str, Any] = {}
+        info: dict[str, Any] = {}
+        if "original_answer" in fields:
+            acol = fields["original_answer"]
+            answer, items = answer_text(row[acol], where, acol)
+            if items is not None and len(items) > 1:
+                info["answers"] = items
+            gsm = gsm8k_split(answer) if answer and "####" in answer else None
+            if gsm:
+                info["answer_rule"] = "gsm8k"
+                solution, answer = gsm
+                out["solution"] = solution
+            out["original_answer"] = answer
+        if "solution" in fields:
+            scol = fields["solution"]
+            out["solution"] = _solution_text(row[scol], where, scol) or out.get("solution")
+        for target in ("source_ref", "competition", "problem_number", "split", "license"):
+            if target in fields:
+                out[target] = _text(row[fields[target]], where, fields[target])
+        if "year" in fields and row[fields["year"]] not in (None, ""):
+            try:
+                out["year"] = int(row[fields["year"]])
+            except (TypeError, ValueError) as e:
+                raise ImportDataError(
+                    f"{where}: column {fields['year']!r} is {row[fields['year']]!r}, not a year"
+                ) from e
+        used = set(fields.values())
+        extra = {k: v for k, v in row.items() if k not in used and _jsonable(v) and len(str(v)) <= _MAX_EXTRA}
+        if extra:
+            info["extra"] = extra
+        row_key = out.get("source_ref") or str(i)
+        out.setdefault("source_ref", f"{Path(str(path_or_name)).name}#{i}")
+        out.setdefault("split", split)
+        out.setdefault("license", license)
+        records.append(
+            new_record(
+                source=source,
+                original_problem=problem,
+                source_key=f"{source}#{row_key}",
+                checks={"import": info} if info else None,
+                **{k: v for k, v in out.items() if v is not None},
+            )
+        )
+    return records

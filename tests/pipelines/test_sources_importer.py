@@ -1,0 +1,140 @@
+"""Importing real source files (OlympiadBench, GSM8K) and the same rows through every format."""
+
+import csv
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.sources.importer import ImportDataError, answer_text, gsm8k_split, import_records
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "sources"
+OLY = DATA / "olympiadbench.jsonl"
+GSM = DATA / "gsm8k_test.jsonl"
+
+
+def _raw(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_olympiadbench_with_default_names():
+    raw = _raw(OLY)
+    records = import_records(OLY, name="olympiadbench")
+    assert len(records) == len(raw) == 675
+    assert len({r["id"] for r in records}) == 675
+    for row, rec in zip(raw, records, strict=True):
+        assert rec["source"] == "import:olympiadbench"
+        assert rec["source_ref"] == str(row["id"])
+        assert rec["original_problem"] == row["question"]
+        assert rec["original_answer"] == row["final_answer"][0].strip()  # one-element lists: the element
+        extra = json.loads(rec["checks"])["import"]["extra"]
+        assert extra["answer_type"] == row["answer_type"]
+        assert extra["is_multiple_answer"] == row["is_multiple_answer"]
+    multi = next(
+        r for r in records if r["source_ref"] == str(next(x["id"] for x in raw if len(x["solution"]) > 1))
+    )
+    assert multi["solution"].startswith("Solution 1:\n")
+
+
+def test_gsm8k_answers_are_the_number_after_hashes():
+    raw = _raw(GSM)
+    records = import_records(GSM, name="gsm8k", split="test", limit=200)
+    assert len(records) == 200
+    for row, rec in zip(raw[:200], records, strict=True):
+        assert rec["original_answer"] == row["answer"].rsplit("####", 1)[1].strip().replace(",", "")
+        assert rec["original_answer"].lstrip("-").isdigit()
+        assert "####" not in rec["solution"] and "<<" not in rec["solution"]
+        assert rec["split"] == "test"
+        assert json.loads(rec["checks"])["import"]["answer_rule"] == "gsm8k"
+    assert records[0]["solution"].startswith("Janet sells 16 - 3 - 4 = 9 duck eggs a day.")
+
+
+def test_list_answers_and_context_rule(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    rows = [
+        {"q": "Find all x with x^2 = 4.", "a": ["$-2$", "$2$"], "ctx": "A warm-up."},
+        {"q": "Find y.", "a": ["$3$"], "ctx": None},
+        {"q": "Find z.", "a": [], "ctx": ""},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    recs = import_records(
+        path, name="demo", mapping={"q": "original_problem", "a": "original_answer", "ctx": "context"}
+    )
+    assert recs[0]["original_answer"] == "$-2$, $2$"
+    assert json.loads(recs[0]["checks"])["import"]["answers"] == ["$-2$", "$2$"]
+    assert recs[0]["original_problem"] == "A warm-up.\n\nFind all x with x^2 = 4."
+    assert recs[1]["original_answer"] == "$3$" and recs[1]["original_problem"] == "Find y."
+    assert recs[2]["original_answer"] is None
+    assert [r["source_ref"] for r in recs] == ["rows.jsonl#0", "rows.jsonl#1", "rows.jsonl#2"]
+
+
+def test_parquet_csv_and_datasets_give_the_same_records(tmp_path):
+    import datasets
+
+    rows = [
+        {
+            "question": r["question"],
+            "final_answer": r["final_answer"],
+            "id": r["id"],
+            "answer_type": r["answer_type"],
+        }
+        for r in _raw(OLY)[:25]
+    ]
+    mapping = {"question": "original_problem", "final_answer": "original_answer", "id": "source_ref"}
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "o.parquet")
+    with (tmp_path / "o.csv").open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        for r in rows:  # lists are stored as JSON text in a CSV cell
+            w.writerow({**r, "final_answer": json.dumps(r["final_answer"])})
+    datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "ds"))
+    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(tmp_path / "dd"))
+
+    def key(recs):
+        return [(r["id"], r["original_problem"], r["original_answer"], r["source_ref"]) for r in recs]
+
+    want = key(import_records(OLY, name="o", mapping=mapping, limit=25))
+    assert key(import_records(tmp_path / "o.parquet", name="o", mapping=mapping)) == want
+    assert key(import_records(tmp_path / "o.csv", name="o", mapping=mapping)) == want
+    assert key(import_records(tmp_path / "ds", name="o", mapping=mapping)) == want
+    assert key(import_records(tmp_path / "dd", name="o", mapping=mapping, split="test")) == want
+    with pytest.raises(ImportDataError, match=r"no split 'train'; it has \['test'\]"):
+        import_records(tmp_path / "dd", name="o", mapping=mapping)
+
+
+def test_bad_input_names_file_row_and_column(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"problem": "ok", "answer": "1"}\n{"problem": "oops", \n', encoding="utf-8")
+    with pytest.raises(ImportDataError, match=r"bad\.jsonl:2: not valid JSON"):
+        import_records(bad, name="b")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"problem": "ok"}\n{"problem": "  "}\n', encoding="utf-8")
+    with pytest.raises(ImportDataError, match=r"empty\.jsonl:2: column 'problem' is empty"):
+        import_records(empty, name="e")
+    with pytest.raises(ImportDataError, match=r"gsm8k_test\.jsonl:1: no problem column found among"):
+        import_records(GSM, name="g", mapping={"answer": "original_answer"})
+    with pytest.raises(ImportDataError, match=r"mapping targets \['answer'\] are not record fields"):
+        import_records(GSM, name="g", mapping={"question": "original_problem", "answer": "answer"})
+    with pytest.raises(ImportDataError, match=r"names column\(s\) \['final_answer'\] that the data lacks"):
+        import_records(
+            GSM, name="g", mapping={"question": "original_problem", "final_answer": "original_answer"}
+        )
+    years = tmp_path / "y.csv"
+    years.write_text("problem,year\nWhat is 1+1?,2001\nWhat is 2+2?,soon\n", encoding="utf-8")
+    with pytest.raises(ImportDataError, match=r"y\.csv:3: column 'year' is 'soon', not a year"):
+        import_records(years, name="y")
+    assert import_records(years, name="y", limit=1)[0]["year"] == 2001
+    with pytest.raises(ImportDataError, match="no such file"):
+        import_records(tmp_path / "missing.parquet", name="m")
+    with pytest.raises(ImportDataError, match="import name"):
+        import_records(GSM, name="has space")
+
+
+def test_helpers():
+    assert gsm8k_split("a <<1+1=2>>2\nb\n#### 1,234") == ("a 2\nb", "1234")
+    assert gsm8k_split("no marker") is None
+    assert answer_text(["1", " 2 "], "w", "c") == ("1, 2", ["1", "2"])
+    assert answer_text('["7"]', "w", "c") == ("7", ["7"])
+    assert answer_text(12.0, "w", "c") == ("12", None)
