@@ -32,6 +32,7 @@ class LLMSettings(BaseModel):
     concurrency: int = Field(16, ge=1)
     timeout_s: float = Field(120.0, gt=0)
     max_retries: int = Field(4, ge=0)
+    backoff_s: float = Field(0.5, ge=0, description="first retry wait; doubles, plus jitter, up to 30 s")
     max_requests: int | None = Field(None, ge=0, description="HTTP requests allowed, retries included")
     max_tokens_total: int | None = Field(None, ge=0, description="prompt + completion tokens allowed")
     max_tokens: int = Field(2048, ge=1, description="per reply")
@@ -208,7 +209,9 @@ class LLMClient:
                 timeout=self.settings.timeout_s,
                 max_retries=0,  # tenacity owns retries so they are counted and budgeted
             )
-        backoff = wait_exponential_jitter(initial=0.2, max=20)
+        backoff = wait_exponential_jitter(
+            multiplier=self.settings.backoff_s, jitter=self.settings.backoff_s, max=30
+        )
 
         def wait(state) -> float:
             exc = state.outcome.exception() if state.outcome else None

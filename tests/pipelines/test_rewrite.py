@@ -1,0 +1,144 @@
+"""Rules-then-LLM rewriting of records, with the LLM behind a real scripted server process."""
+
+import asyncio
+import json
+
+import pytest
+
+from mathdata.schema import new_record
+from pipelines.llm import LLMClient, LLMSettings
+from pipelines.rewrite import ReplyError, build_messages, parse_reply, rewrite_record, rules_report_file
+
+GOOD = (
+    "<format>A set of ordered pairs.</format>\n<problem>Find the sum of x+y over all pairs (x, y) "
+    "of positive integers with x^2 - y^2 = 15.</problem>\n<solution>(8,7) and (4,1): 15+5.</solution>\n"
+    "<answer>{answer}</answer>"
+)
+
+
+def _rec(problem: str, answer: str | None) -> dict:
+    return new_record(source="import:test", original_problem=problem, original_answer=answer)
+
+
+def _run(record, server, tmp_path, **kw):
+    settings = LLMSettings(
+        enabled=True, base_url=server.base_url, model="m", backoff_s=0.01, max_retries=1, **kw
+    )
+    client = LLMClient(settings, cache_dir=tmp_path / "cache")
+
+    async def go():
+        try:
+            return await rewrite_record(record, client, cross_check=kw.get("cross_check", False))
+        finally:
+            await client.aclose()
+
+    return asyncio.run(go()), client
+
+
+def test_prompt_has_the_four_steps_and_few_shots():
+    msgs = build_messages("Find all pairs.", "(1,2)")
+    system = msgs[0]["content"]
+    for step in (
+        "Extract the answer format",
+        "Rewrite the statement",
+        "Solve the rewritten",
+        "Give the integer",
+    ):
+        assert step in system
+    assert [m["role"] for m in msgs[1:-1]] == ["user", "assistant"] * ((len(msgs) - 2) // 2)
+    for m in msgs[2:-1:2][:-1]:  # every few-shot answer but the declining one parses
+        assert parse_reply(m["content"]).answer.lstrip("-").isdigit()
+    assert msgs[-1]["content"].endswith("Original answer: (1,2)")
+
+
+def test_parse_reply_strict():
+    ok = parse_reply(GOOD.format(answer="020"))
+    assert ok.answer == "20" and ok.problem.startswith("Find the sum")
+    js = parse_reply(
+        json.dumps({"format": "f", "problem": "Find the number of things.", "solution": "s", "answer": 7})
+    )
+    assert js.answer == "7"
+    bad = [
+        ("no tags at all", "0 <format>"),
+        (GOOD.format(answer="3/4"), "not an integer"),
+        (GOOD.format(answer="NONE"), "declined"),
+        (GOOD.format(answer="1") + "<answer>2</answer>", "2 <answer>"),
+        ('{"format": "f", "problem": ', "not valid JSON"),
+    ]
+    for text, fragment in bad:
+        with pytest.raises(ReplyError, match=fragment):
+            parse_reply(text)
+
+
+def test_rules_first_no_request(server, tmp_path):
+    server.script(GOOD.format(answer="99"))
+    out, client = _run(_rec("What is the probability?", "\\frac{3}{8}"), server, tmp_path)
+    assert out["status"] == "kept" and out["transform"] == "fraction" and out["answer"] == "11"
+    assert client.usage["requests"] == 0
+
+
+def test_llm_rewrites_what_rules_miss(server, tmp_path):
+    server.script(GOOD.format(answer="20"))
+    out, client = _run(
+        _rec("Find all pairs (x, y) of positive integers with x^2-y^2=15.", "(8,7), (4,1)"), server, tmp_path
+    )
+    assert out["status"] == "kept"
+    assert out["transform"] == "llm" and out["answer"] == "20"
+    assert out["problem"].startswith("Find the sum of x+y")
+    assert json.loads(out["transform_detail"])["rule_miss"] == "tuple or several answers"
+    assert client.usage["requests"] == 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "status"),
+    [
+        ("I think the answer is 20.", "llm_unparsed: llm reply has 0 <format>"),
+        (GOOD.format(answer="NONE"), "llm_unparsed: llm declined"),
+        (GOOD.format(answer="x+1"), "llm_unparsed: llm answer"),
+    ],
+)
+def test_unusable_replies_are_rejected_with_the_reason(server, tmp_path, reply, status):
+    server.script(reply)
+    out, _ = _run(_rec("Find all pairs.", "(1,2)"), server, tmp_path)
+    assert out["status"].startswith(status)
+    assert out["answer"] is None
+
+
+def test_endpoint_failure_and_budget_reject(server, tmp_path):
+    server.script("x", rules=[{"action": "500"}])
+    out, _ = _run(_rec("Find all pairs.", "(1,2)"), server, tmp_path)
+    assert out["status"].startswith("llm_error:")
+    server.script(GOOD.format(answer="1"))
+    out, _ = _run(_rec("Find all pairs, again.", "(1,2)"), server, tmp_path, max_requests=0)
+    assert out["status"].startswith("llm_budget:")
+
+
+def test_cross_check_rejects_disagreement(server, tmp_path):
+    rec = _rec("Compute the ratio.", "\\frac{3}{8}")
+    server.script(GOOD.format(answer="12"))
+    out, _ = _run(rec, server, tmp_path / "a", cross_check=True)
+    assert out["status"] == "llm_disagrees: rule fraction gives 11, llm gives 12"
+    assert json.loads(out["transform_detail"])["llm_answer"] == "12"
+    server.script(GOOD.format(answer="11"))
+    out, _ = _run(rec, server, tmp_path / "b", cross_check=True)
+    assert out["status"] == "kept" and out["transform"] == "fraction"
+
+
+def test_without_llm_misses_wait_for_it(tmp_path):
+    out = asyncio.run(rewrite_record(_rec("Find n.", "2n+1"), None))
+    assert out["status"] == "needs_llm: expression in variables (n)"
+    out = asyncio.run(rewrite_record(_rec("Prove it.", ""), None))
+    assert out["status"] == "rejected: empty answer"
+
+
+def test_olympiadbench_report(tmp_path):
+    from pathlib import Path
+
+    path = Path(__file__).parents[2] / "data" / "sources" / "olympiadbench.jsonl"
+    report = rules_report_file(path)
+    assert report["total"] == sum(1 for line in path.open() if line.strip())
+    assert report["rewritten"] + report["needs_llm"] + report["rejected"] == report["total"]
+    assert sum(report["by_rule"].values()) == report["rewritten"]
+    # OlympiadBench mixes integers, fractions, radicals and tuples: each outcome must be present
+    assert {"identity", "fraction"} <= set(report["by_rule"])
+    assert "tuple or several answers" in report["needs_llm_reasons"]
