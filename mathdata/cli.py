@@ -1,10 +1,276 @@
-"""`dapo` subcommands contributed by the mathdata package."""
+"""`dapo data ...`: the mathdata commands (stats, sql, dedup, decontam, export, card, benchmarks).
+
+Only typer is imported at module level so `dapo --help` stays fast; each command imports
+what it needs.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import typer
+
+data_app = typer.Typer(
+    name="data",
+    help="Record stores: stats, SQL, dedup, decontamination, exports, data cards.",
+    no_args_is_help=True,
+)
+export_app = typer.Typer(
+    name="export", help="Export kept records for training or evaluation.", no_args_is_help=True
+)
+data_app.add_typer(export_app)
 
 
 def register(app: typer.Typer) -> None:
     """Add this package's commands to the top-level `dapo` app."""
-    return None
+    app.add_typer(data_app, name="data")
+
+
+def _fail(err: Exception) -> None:
+    typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(1)
+
+
+def _errors():
+    from mathdata.schema import SchemaError
+    from mathdata.store import StoreError
+
+    return (SchemaError, StoreError, FileNotFoundError, ValueError)
+
+
+def _write_json(path: Path, obj) -> None:
+    import os
+
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=2, default=str))
+    os.replace(tmp, path)
+
+
+@data_app.command()
+def stats(
+    path: Path = typer.Argument(..., help="store directory or .parquet file"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON instead of tables"),
+) -> None:
+    """Counts by source, status, transform, competition, year; answer range; lengths; reject reasons."""
+    from mathdata.catalog import stats as _stats
+
+    try:
+        s = _stats(path)
+    except _errors() as e:
+        _fail(e)
+    if as_json:
+        typer.echo(json.dumps(s, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(f"[bold]{s['path']}[/]: {s['rows']:,} rows, {s['kept']:,} kept, {s['rejected']:,} rejected")
+    a, p = s["answer"], s["problem_length_chars"]
+    con.print(f"answers: {a['integer_answers']:,} integers in [{a['min']}, {a['max']}]")
+    con.print(f"problem length (chars): p50 {p['p50']}  p90 {p['p90']}  p99 {p['p99']}  max {p['max']}")
+    for key in ("by_source", "by_status", "by_transform", "by_competition", "by_year", "reject_reasons"):
+        t = Table(title=key.replace("_", " "), title_justify="left")
+        t.add_column("value")
+        t.add_column("rows", justify="right")
+        for k, n in s[key].items():
+            t.add_row(str(k), f"{n:,}")
+        con.print(t)
+
+
+@data_app.command()
+def sql(
+    path: Path = typer.Argument(..., help="store directory or .parquet file"),
+    query: str = typer.Argument(
+        ..., help='SQL over the view `records`, e.g. "SELECT source, count(*) FROM records GROUP BY 1"'
+    ),
+    fmt: str = typer.Option("table", "--format", help="table, csv or json"),
+    limit: int = typer.Option(100, help="rows shown in table format"),
+) -> None:
+    """Run SQL with the records exposed as the DuckDB view `records` (no copy)."""
+    import duckdb
+
+    from mathdata.catalog import query as _query
+
+    try:
+        result = _query(path, query)
+    except (*_errors(), duckdb.Error) as e:
+        _fail(e)
+    if fmt == "csv":
+        import sys
+
+        import pyarrow.csv as pcsv
+
+        pcsv.write_csv(result, sys.stdout.buffer)
+    elif fmt == "json":
+        typer.echo(json.dumps(result.to_pylist(), default=str, indent=1))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table()
+        for name in result.column_names:
+            t.add_column(name)
+        for row in result.slice(0, limit).to_pylist():
+            t.add_row(*["" if v is None else str(v)[:120] for v in row.values()])
+        Console().print(t)
+        if len(result) > limit:
+            typer.echo(f"... {len(result) - limit:,} more rows (use --limit or --format csv)")
+
+
+@data_app.command()
+def dedup(
+    src: Path = typer.Argument(..., help="input store"),
+    out: Path = typer.Argument(..., help="output store directory (all rows, duplicates marked)"),
+    threshold: float = typer.Option(None, help="near-duplicate Jaccard threshold (default: mathdata.dedup)"),
+    num_perm: int = typer.Option(None, help="MinHash permutations"),
+    shingle_size: int = typer.Option(None, help="word n-gram size of the shingles"),
+    near: bool = typer.Option(True, help="also remove near duplicates (MinHash LSH)"),
+) -> None:
+    """Exact + near-duplicate removal; writes OUT, OUT/_dedup_report.json and OUT/_dedup_clusters.parquet."""
+    import pyarrow.parquet as pq
+
+    from mathdata.dedup import dedup as _dedup
+    from mathdata.store import read_table, write_records
+
+    kw = {
+        k: v
+        for k, v in {"threshold": threshold, "num_perm": num_perm, "shingle_size": shingle_size}.items()
+        if v
+    }
+    try:
+        res = _dedup(read_table(src), near=near, progress=True, **kw)
+        n = write_records(out, res.table)
+    except _errors() as e:
+        _fail(e)
+    _write_json(out / "_dedup_report.json", res.report)
+    pq.write_table(res.clusters, out / ".clusters.tmp.parquet")
+    (out / ".clusters.tmp.parquet").replace(out / "_dedup_clusters.parquet")
+    r = res.report
+    typer.echo(
+        f"{r['kept_in']:,} kept -> {r['kept_out']:,} ({r['exact_dropped']:,} exact, {r['near_dropped']:,} near "
+        f"duplicates marked) in {r['seconds']['total']}s; {n:,} rows written to {out}"
+    )
+
+
+@data_app.command()
+def decontam(
+    src: Path = typer.Argument(..., help="input store"),
+    out: Path = typer.Argument(..., help="output store directory (contaminated rows marked)"),
+    ref: list[str] = typer.Option(
+        None,
+        "--ref",
+        help="benchmark name, JSONL/Parquet file, or datasets dir; repeatable (default: all bundled)",
+    ),
+    n: int = typer.Option(None, help="word n-gram size (default: mathdata.decontam)"),
+) -> None:
+    """Mark rows that overlap evaluation sets; writes OUT and OUT/_decontam_report.json."""
+    from mathdata.decontam import decontaminate
+    from mathdata.store import read_table, write_records
+
+    try:
+        table, report = decontaminate(read_table(src), ref or None, **({"n": n} if n else {}))
+        written = write_records(out, table)
+    except _errors() as e:
+        _fail(e)
+    _write_json(out / "_decontam_report.json", report)
+    typer.echo(
+        f"{report['contaminated']:,} contaminated rows of {report['checked']:,} checked; {written:,} rows written to {out}"
+    )
+    for hit in report["hits"][:20]:
+        typer.echo(f"  {hit['id']} ~ {hit['benchmark']}:{hit['item']} (overlap {hit['overlap']:.2f})")
+
+
+@export_app.command("verl")
+def export_verl(
+    src: Path = typer.Argument(..., help="input store"),
+    out: Path = typer.Argument(..., help="output .parquet file"),
+    repeat: int = typer.Option(1, help="repeat each row k times (avg@k evaluation files)"),
+    split: str = typer.Option(None, help="override extra_info.split"),
+    data_source: str = typer.Option("math_dapo", help="data_source column (verl picks the reward by it)"),
+) -> None:
+    """verl / DAPO-Math-17K Parquet of the kept records."""
+    from mathdata.export import to_verl
+    from mathdata.store import read_table
+
+    try:
+        path = to_verl(read_table(src), out, repeat=repeat, data_source=data_source, split=split)
+    except _errors() as e:
+        _fail(e)
+    typer.echo(f"wrote {path}")
+
+
+@export_app.command("trl")
+def export_trl(
+    src: Path = typer.Argument(..., help="input store"),
+    out: Path = typer.Argument(..., help="output .parquet file"),
+) -> None:
+    """TRL / datasets Parquet (prompt messages + answer) of the kept records."""
+    from mathdata.export import to_trl
+    from mathdata.store import read_table
+
+    try:
+        path = to_trl(read_table(src), out)
+    except _errors() as e:
+        _fail(e)
+    typer.echo(f"wrote {path}")
+
+
+@data_app.command()
+def card(
+    src: Path = typer.Argument(..., help="store to describe"),
+    name: str = typer.Option(..., help="dataset name"),
+    out: Path = typer.Option(None, help="directory or README.md path (default: data_cards/<name>/README.md)"),
+    license: str = typer.Option("other", help="SPDX id or HF licence name"),
+) -> None:
+    """Generate a Hugging Face dataset card from the store (and its dedup/decontam reports)."""
+    from mathdata.card import write_card
+    from mathdata.store import read_table
+
+    reports = {}
+    for key in ("dedup", "decontam"):
+        f = src / f"_{key}_report.json" if src.is_dir() else None
+        reports[key] = json.loads(f.read_text()) if f and f.exists() else None
+    try:
+        table = read_table(src)
+        steps = [{"name": "store", "rows": len(table)}]
+        path = write_card(
+            out or Path("data_cards") / name,
+            name=name,
+            table=table,
+            steps=steps,
+            dedup_report=reports["dedup"],
+            decontam_report=reports["decontam"],
+            license=license,
+        )
+    except _errors() as e:
+        _fail(e)
+    typer.echo(f"wrote {path}")
+
+
+@data_app.command()
+def benchmarks() -> None:
+    """List the bundled evaluation sets."""
+    from mathdata.benchmarks import list_benchmarks, load_benchmark
+
+    for name in list_benchmarks():
+        t = load_benchmark(name)
+        kept = sum(s == "kept" for s in t.column("status").to_pylist())
+        typer.echo(f"{name}: {len(t)} problems, {kept} with integer answers")
+
+
+@data_app.command("import-benchmark")
+def import_benchmark(
+    name: str = typer.Argument(..., help="aime24, aime25, amc23, math500"),
+    out: Path = typer.Argument(..., help="output store directory"),
+) -> None:
+    """Write a bundled evaluation set as records (for `export verl --repeat k`)."""
+    from mathdata.benchmarks import load_benchmark
+    from mathdata.store import write_records
+
+    try:
+        n = write_records(out, load_benchmark(name))
+    except (*_errors(), KeyError) as e:
+        _fail(e)
+    typer.echo(f"{n} records written to {out}")
