@@ -78,4 +78,21 @@ def serve(conn) -> None:
         conn.send(out)
 
 
-_parse("1+1")  # warm the LaTeX grammar once, in the forkserver when preloaded
+# One comparison of each kind loads sympy's lazily imported parts (simplify, sets, matrices,
+# relations) here, in the forkserver when preloaded, so forked workers never pay for it.
+_WARM = [
+    ("(x+1)^2", "x^2+2x+1"),
+    ("\\sqrt{18}", "3\\sqrt{2}"),
+    ("x<3", "3>x"),
+    ("\\{1,2\\}", "\\{2,1\\}"),
+    ("[1,2)", "[1,2)"),
+    ("(-\\infty,1)\\cup(2,\\infty)", "(-\\infty,1)\\cup(2,\\infty)"),
+    ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "\\begin{pmatrix}1\\\\2\\end{pmatrix}"),
+    ("x=2", "y=2"),
+    ("\\frac{1}{2004!}", "\\frac{1}{2006!}"),
+    ("\\sin^2 x+\\cos^2 x", "1"),
+    ("e^{i\\pi}", "-1"),
+    ("\\log_2 8", "3"),
+]
+for _p, _g in _WARM:
+    compare(_p, _g)
