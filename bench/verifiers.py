@@ -41,83 +41,39 @@ console = Console()
 
 # --- data ------------------------------------------------------------------------------------------
 
-WORDS = [
-    "we",
-    "consider",
-    "the",
-    "number",
-    "of",
-    "ways",
-    "to",
-    "choose",
-    "each",
-    "term",
-    "so",
-    "the",
-    "sum",
-    "modulo",
-    "prime",
-    "factor",
-    "divides",
-    "triangle",
-    "angle",
-    "area",
-    "side",
-    "length",
-    "equation",
-    "root",
-    "polynomial",
-    "coefficient",
-    "integer",
-    "remainder",
-    "therefore",
-    "hence",
-    "thus",
-    "note",
-    "that",
-    "since",
-    "because",
-    "substituting",
-    "gives",
-    "case",
-    "first",
-    "second",
-    "then",
-    "check",
-    "verify",
-    "compute",
-    "count",
-    "pairs",
-    "sequence",
-    "digit",
-    "base",
-    "probability",
-    "expected",
-    "value",
-]
 ANSWER_LINES = ["Answer: {}", "Answer: ${}$", "**Answer:** {}", "Answer: {}."]
+SENTENCES = [
+    "Substituting $x = {a}$ into $x^2 - {b}x + {c}$ gives ${abc}$, which is not what we need.",
+    "By the quadratic formula, $x = \\frac{{{b} \\pm \\sqrt{{{b}^2 - 4 \\cdot {c}}}}}{{2}}$.",
+    "We note that $\\binom{{{a}}}{{2}} = \\frac{{{a}({a}-1)}}{{2}}$ counts the pairs.",
+    "Hence \\[ \\frac{{{a}}}{{{b}}} + \\frac{{{c}}}{{{b}}} = \\frac{{{ac}}}{{{b}}}. \\]",
+    "Since ${a} \\equiv {r} \\pmod{{{b}}}$, the remainder is ${r}$.",
+    "The area of the triangle is $\\frac{{1}}{{2}} \\cdot {a} \\cdot {b} \\sin\\theta$.",
+    "Let us check the case $n = {a}$ separately, because the argument above assumed $n > {b}$.",
+    "Therefore the sum of the first ${a}$ terms is $S_{{{a}}} = {s}$, and we continue.",
+    "Now consider the remaining cases one at a time and count how many of them satisfy the condition.",
+    "This is consistent with the bound we derived earlier, so no other values are possible.",
+]
 
 
 def dapo_completions(n: int, seed: int = 0) -> list[tuple[str, str, bool]]:
-    """(completion, gold, is_right): a few hundred words of working with stray numbers and formulas,
-    then an `Answer:` line that is right about half the time."""
+    """(completion, gold, is_right): a few hundred words of LaTeX-dense working (as Qwen-style
+    models write it) with stray numbers, then an `Answer:` line that is right about half the time."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):
         gold = rng.randint(0, 999)
         right = rng.random() < 0.5
         pred = gold if right else gold + rng.choice([-10, -1, 1, 2, 100])
-        words = []
-        for _ in range(rng.randint(200, 400)):
-            r = rng.random()
-            if r < 0.06:
-                words.append(str(rng.randint(0, 5000)))
-            elif r < 0.08:
-                words.append(f"$\\frac{{{rng.randint(1, 99)}}}{{{rng.randint(2, 99)}}}$")
-            else:
-                words.append(rng.choice(WORDS))
-        body = " ".join(words) + ".\n\n"
-        out.append((body + rng.choice(ANSWER_LINES).format(pred), str(gold), right))
+        parts, words, target = [], 0, rng.randint(200, 400)
+        while words < target:
+            a, b, c = rng.randint(2, 60), rng.randint(2, 30), rng.randint(1, 99)
+            sentence = rng.choice(SENTENCES).format(
+                a=a, b=b, c=c, abc=a * a - b * a + c, ac=a + c, r=a % b, s=a * (a + 1) // 2
+            )
+            parts.append(sentence)
+            words += len(sentence.split())
+        out.append((" ".join(parts) + "\n\n" + rng.choice(ANSWER_LINES).format(pred), str(gold), right))
     return out
 
 
@@ -161,18 +117,27 @@ def regex_score(completion: str, gold: str) -> bool:
     return bool(found) and int(found[-1]) == int(gold)
 
 
+MV_ANCHORS = re.compile(r"(?<!\\)\$|\\boxed|\\\(|\\\[|answer", re.IGNORECASE)
+
+
 def mv_score(pred: str, gold: str) -> bool:
-    """math-verify as its README shows it; bare answers get `$...$` so its LaTeX parser sees them."""
+    """math-verify as its README shows it: parse both, verify(gold, pred). A bare answer (no `$`,
+    `\\boxed`, `\\(`, `\\[` or `answer`) is wrapped in `$...$`, which is how it wants LaTeX."""
     from math_verify import parse, verify
 
-    g = parse(gold) or parse(f"${gold}$")
-    p = parse(pred) or parse(f"${pred}$")
-    return bool(verify(g, p))
+    def wrap(s: str) -> str:
+        return s if MV_ANCHORS.search(s) else f"${s}$"
+
+    return bool(verify(parse(wrap(gold)), parse(wrap(pred))))
 
 
 def _mv_child(conn) -> None:
     """Child loop: score (pred, gold) pairs with math-verify on this process's main thread."""
+    import logging
+
     import math_verify  # noqa: F401  (import once, before the clock starts)
+
+    logging.getLogger("math_verify").setLevel(logging.CRITICAL)  # it logs whole inputs on timeout
 
     while True:
         job = conn.recv()
@@ -235,9 +200,10 @@ def bench_throughput(n: int) -> dict:
     res = {}
 
     def run(name, fn):
-        t0 = time.perf_counter()
-        got = [fn(c, g) for c, g, _ in track(data, description=f"(a) {name:<22}", console=console)]
-        dt = time.perf_counter() - t0
+        with console.status(f"(a) {name} on {n} completions"):
+            t0 = time.perf_counter()
+            got = [fn(c, g) for c, g, _ in data]  # no progress bar inside the timed loop
+            dt = time.perf_counter() - t0
         acc = sum(bool(x) == right for x, (_, _, right) in zip(got, data, strict=True)) / len(data)
         res[name] = {"seconds": dt, "per_s": len(data) / dt, "accuracy": acc}
 
@@ -260,12 +226,13 @@ def bench_math500(limit: int | None, mv: GuardedMathVerify) -> dict:
     if limit:
         answers = answers[:limit]
     pairs = [(a, a) for a in answers] + [(a, answers[(i + 1) % len(answers)]) for i, a in enumerate(answers)]
-    ours, ours_sym, ours_self_ok, mv_times, mv_self_ok = [], [], 0, [], 0
+    ours, ours_sym, ours_self_ok, mv_times, mv_self_ok, slow = [], [], 0, [], 0, []
     for k, (a, b) in enumerate(track(pairs, description="(b) MATH-500 latency     ", console=console)):
         t0 = time.perf_counter()
         eq = verifiers.is_equivalent(a, b)
         dt = time.perf_counter() - t0
         ours.append(dt)
+        slow.append((dt, a, b, eq))
         if verifiers.canonical_integer(a) is None or verifiers.canonical_integer(b) is None:
             ours_sym.append(dt)
         m_eq, m_dt, _ = mv(a, b)
@@ -286,6 +253,9 @@ def bench_math500(limit: int | None, mv: GuardedMathVerify) -> dict:
         "mv_p99_ms": percentile(mv_times, 99) * ms,
         "ours_self_equal": ours_self_ok / len(answers),
         "mv_self_equal": mv_self_ok / len(answers),
+        "ours_slowest": [
+            {"ms": t * ms, "a": a, "b": b, "equivalent": e} for t, a, b, e in sorted(slow, reverse=True)[:10]
+        ],
     }
 
 
