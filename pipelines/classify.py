@@ -1,0 +1,239 @@
+"""Classify acquired problems: multiple choice, proofs, multi-part, diagrams, several answers.
+
+An RL reward needs one checkable answer to a self-contained statement. Proofs have none,
+a problem whose figure is missing cannot be solved from its text, a part (b) may need part
+(a), and an AMC letter is a 1-in-5 guess: those are marked here, and the unusable ones get
+a `rejected:<reason>` status that keeps the reason (rejects are written, never dropped).
+AMC problems are kept by resolving the keyed letter to that choice's value and dropping the
+choices from the statement, unless the stem only makes sense with them ("Which of the
+following ...").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+# \textbf{(A)}, \textbf{(A) }, \mathrm{(B) \ }, \text{(C)}, or a bare (D)
+_LABEL = re.compile(
+    r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-E])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-E])\s*\)"
+)
+_CHOICE_JUNK = re.compile(r"\\q?quad|\\[ ,;:!]|~|\$|\\\\|\\newline|\\hspace\{[^}]*\}|\\qquad")
+_PROOF = re.compile(
+    r"\b(prove|proves|disprove|show that|show how|demonstrate that|justify your answer)\b", re.I
+)
+_ASKS = re.compile(
+    r"\b(find|determine|compute|calculate|evaluate|what|how many|how much|which|simplify|solve|express|"
+    r"give|list|for which)\b",
+    re.I,
+)
+_PART_LABEL = re.compile(r"(?:^|\n|[.:;?]\s+|\s)\((?P<p>a|b|c|d|i|ii|iii|iv)\)\s", re.I)
+_PART_REF = re.compile(
+    r"\b(in|of|from) (the )?(part|question) \(?[a-d1-4]\)?|\b(previous|preceding|earlier) part\b", re.I
+)
+_PART_REF_LOOSE = re.compile(r"\bcondition in part\b|\bpart \([a-d]\)", re.I)
+_FIGURE = re.compile(r"\b(figures?|diagrams?|pictured)\b", re.I)
+_SHOWN = re.compile(r"\bshown (below|above|here|at (the )?(right|left))\b", re.I)
+_SHOWN_IN_TEXT = re.compile(
+    r"\n\s*\||\\begin\{(tabular|array)|\$\$|\\\["
+)  # a table or display the text carries
+_SEVERAL = re.compile(
+    r"\b(find|determine|list|give) all\b|\ball (possible )?(values|solutions|pairs|triples|integers|numbers|"
+    r"real numbers|functions|polynomials)\b",
+    re.I,
+)
+_CHOICE_DEPENDENT = re.compile(
+    r"\bwhich (one )?of the following\b|\bwhich (statement|graph|of these)\b|"
+    r"\bthe following (is|are|must|could)\b|\bmust be true\b",
+    re.I,
+)
+_LETTER = re.compile(
+    r"^\s*\$?\s*(?:\\textbf\{|\\text\{|\\mathrm\{)?\s*\(?\s*([A-E])\s*\)?\s*\}?\s*\$?\s*\.?\s*$"
+)
+_THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+$")
+
+
+def clean_text(text: str) -> str:
+    """Unicode NFC, no trailing spaces, at most one blank line in a row, stripped."""
+    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n")
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _clean_choice(value: str) -> str:
+    value = _CHOICE_JUNK.sub(" ", value)
+    value = re.sub(r"\s+", " ", value).strip().rstrip(",;.").strip()
+    return value
+
+
+def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
+    """(stem without the choices, {letter: value}) when `text` ends with choices (A) .. (D/E)."""
+    labels = list(_LABEL.finditer(text))
+    # the last run of labels A, B, C, D[, E] in order
+    for start in range(len(labels) - 1, -1, -1):
+        if (labels[start]["w"] or labels[start]["b"]) != "A":
+            continue
+        run = [labels[start]]
+        for m in labels[start + 1 :]:
+            if (m["w"] or m["b"]) == "ABCDE"[len(run)]:
+                run.append(m)
+            if len(run) == 5:
+                break
+        if len(run) < 4:
+            continue
+        wrapped = sum(1 for m in run if m["w"]) >= len(run) - 1
+        before = text[: run[0].start()].rstrip(" \t$")
+        if not wrapped and before and not before.endswith(("\n", "?", ".", ":")):
+            continue  # a bare "(A)" inside a sentence is not a choice list
+        choices = {}
+        for i, m in enumerate(run):
+            end = run[i + 1].start() if i + 1 < len(run) else len(text)
+            choices[m["w"] or m["b"]] = _clean_choice(text[m.end() : end])
+        if not all(choices.values()):
+            continue
+        # the stem: everything before the choices, without a dangling "$" that opened the choice line
+        stem = text[: run[0].start()].rstrip()
+        stem = re.sub(r"(\$\$|\$|\\\[|\\\()\s*$", "", stem).rstrip()
+        return clean_text(stem), choices
+    return None
+
+
+def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
+    """The letter an answer names: `C`, `(C)`, `\\textbf{(C)}~8`, or a value equal to one choice."""
+    if not answer:
+        return None
+    m = _LETTER.match(answer)
+    if m:
+        return m.group(1)
+    m = re.search(r"\\(?:textbf|text|mathrm)\s*\{\s*\(([A-E])\)", answer)
+    if m:
+        return m.group(1)
+    value = _clean_choice(answer)
+    hits = [k for k, v in choices.items() if v == value]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _parts(text: str) -> list[str]:
+    """Texts after each (a)/(b)/(i)/(ii) label, when there are at least two labels."""
+    marks = list(_PART_LABEL.finditer(text))
+    if len(marks) < 2:
+        return []
+    return [
+        text[m.end() : (marks[i + 1].start() if i + 1 < len(marks) else len(text))]
+        for i, m in enumerate(marks)
+    ]
+
+
+def _several_values(answer: str | None) -> bool:
+    """`1, 3, 5`, `$69$,$84$`, `2 or 3`: more than one value at the top level."""
+    if not answer:
+        return False
+    s = answer.replace("$", "").strip()
+    if _THOUSANDS.match(s):
+        return False
+    depth = 0
+    for ch in s:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch in ",;" and depth == 0:
+            return True
+    return bool(re.search(r"\s(or|and)\s", s))
+
+
+def _load_json(value: Any) -> dict:
+    if value is None or value == "":
+        return {}
+    if isinstance(value, dict):
+        return dict(value)
+    try:
+        out = json.loads(value)
+    except (TypeError, json.JSONDecodeError):
+        return {"_unparsed": value}
+    return out if isinstance(out, dict) else {"_value": out}
+
+
+def classify(record: dict, *, reject_diagrams: bool = False) -> dict:
+    """A copy of `record` with `checks.classify` filled in and, if unusable, a reject status.
+
+    Multiple choice with a keyed letter: `problem` becomes the stem without choices and
+    `original_answer` the keyed choice's value (the letter and all choices stay in
+    `checks.classify`). A record already rejected keeps its earlier reason.
+    `reject_diagrams=True` also rejects problems whose diagram is given as `[asy]` code.
+    """
+    rec = dict(record)
+    text = clean_text(rec.get("original_problem") or "")
+    checks = _load_json(rec.get("checks"))
+    acquired = checks.get("acquire", {}) if isinstance(checks.get("acquire"), dict) else {}
+    imported = checks.get("import", {}) if isinstance(checks.get("import"), dict) else {}
+    answer = rec.get("original_answer")
+    reasons: list[str] = []
+    info: dict[str, Any] = {}
+
+    # multiple choice
+    mc = find_choices(text)
+    info["multiple_choice"] = mc is not None
+    if mc:
+        stem, choices = mc
+        info["choices"] = choices
+        letter = _keyed_letter(answer, choices)
+        info["choice"] = letter
+        if _CHOICE_DEPENDENT.search(stem):
+            reasons.append("choice_dependent")
+        elif letter is None or letter not in choices:
+            reasons.append("mc_unresolved")
+        else:
+            rec["problem"] = stem
+            rec["original_answer"] = choices[letter]
+            info["choice_value"] = choices[letter]
+            info["answer_as_acquired"] = answer
+        text = stem
+
+    # proofs: a proof verb, and nothing asked for or no answer to check against
+    info["proof"] = bool(_PROOF.search(text)) and (not _ASKS.search(text) or not answer)
+    if info["proof"]:
+        reasons.append("proof")
+
+    # multi-part: two or more labelled parts that each ask something, or a reference to another part
+    parts = _parts(text)
+    asking = [p for p in parts if _ASKS.search(p) or _PROOF.search(p) or "?" in p]
+    info["multi_part"] = len(asking) >= 2 or bool(_PART_REF.search(text) or _PART_REF_LOOSE.search(text))
+    if info["multi_part"]:
+        reasons.append("multi_part")
+
+    # diagrams
+    if "[asy]" in text or acquired.get("diagram") == "asy":
+        info["diagram"] = "asy"
+        if reject_diagrams:
+            reasons.append("diagram")
+    elif acquired.get("diagram") == "image":
+        info["diagram"] = "image"
+        reasons.append("needs_diagram")
+    elif _FIGURE.search(text) or (_SHOWN.search(text) and not _SHOWN_IN_TEXT.search(text)):
+        info["diagram"] = "referenced"
+        reasons.append("needs_diagram")
+    else:
+        info["diagram"] = None
+
+    # several answers: asked for ("find all ...") or given (a list, "2 or 3")
+    extra = imported.get("extra", {}) if isinstance(imported.get("extra"), dict) else {}
+    info["several_answers"] = bool(
+        len(imported.get("answers") or []) > 1
+        or extra.get("is_multiple_answer") is True
+        or _several_values(rec.get("original_answer"))
+    )
+    info["asks_for_all"] = bool(_SEVERAL.search(text))
+
+    if not rec.get("original_answer"):
+        reasons.append("no_answer")
+
+    info["reasons"] = reasons
+    checks["classify"] = info
+    rec["checks"] = json.dumps(checks, sort_keys=True, ensure_ascii=False, default=str)
+    status = rec.get("status") or "kept"
+    if status == "kept" and reasons:
+        rec["status"] = f"rejected:{reasons[0]}"
+    return rec
