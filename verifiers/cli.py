@@ -10,10 +10,16 @@ from pathlib import Path
 import typer
 
 
+def _fail(msg: str) -> None:
+    """A one-line error (no wrapping box) so the file:line stays greppable."""
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(2)
+
+
 def _load_jsonl(path: Path) -> tuple[list[str], list[str]]:
     """(completions, golds) from {completion, gold} lines; errors name the line and the fix."""
     if not path.is_file():
-        raise typer.BadParameter(f"{path}: no such file", param_hint="--file")
+        _fail(f"{path}: no such file")
     completions, golds = [], []
     with path.open(encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -22,14 +28,14 @@ def _load_jsonl(path: Path) -> tuple[list[str], list[str]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as e:
-                raise typer.BadParameter(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})") from None
+                _fail(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})")
             if not isinstance(row, dict):
-                raise typer.BadParameter(f"{path}:{lineno}: expected a JSON object with 'completion' and 'gold'")
+                _fail(f"{path}:{lineno}: expected a JSON object with 'completion' and 'gold'")
             missing = [k for k in ("completion", "gold") if k not in row]
             if missing:
-                raise typer.BadParameter(
+                _fail(
                     f"{path}:{lineno}: missing field(s) {', '.join(map(repr, missing))}; "
-                    "each line needs {\"completion\": ..., \"gold\": ...}"
+                    'each line needs {"completion": ..., "gold": ...}'
                 )
             completions.append(str(row["completion"]))
             golds.append(str(row["gold"]))
@@ -63,7 +69,7 @@ def verify(
     console = Console()
     if file is None:
         if pred is None or gold is None:
-            raise typer.BadParameter("give --pred and --gold, or --file F.jsonl")
+            _fail("give --pred and --gold, or --file F.jsonl")
         from verifiers.check import check
 
         v = check(pred, gold, timeout=timeout)
@@ -93,7 +99,10 @@ def verify(
     if out is not None:
         _write_jsonl_atomic(
             out,
-            [{"index": i, "acc": r.acc, "score": r.score, "pred": r.pred, "reason": r.reason} for i, r in enumerate(results)],
+            [
+                {"index": i, "acc": r.acc, "score": r.score, "pred": r.pred, "reason": r.reason}
+                for i, r in enumerate(results)
+            ],
         )
         console.print(f"wrote {out}")
 

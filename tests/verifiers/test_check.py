@@ -137,7 +137,11 @@ def test_timeout_then_next_call_is_fast_and_right():
 
 
 def test_threads_share_the_pool_safely():
-    jobs = [("5^{5^{5^{5^5}}}", "1", False), ("\\sqrt{18}", "3\\sqrt{2}", True), ("(x+1)^2", "x^2+2x+1", True)] * 3
+    jobs = [
+        ("5^{5^{5^{5^5}}}", "1", False),
+        ("\\sqrt{18}", "3\\sqrt{2}", True),
+        ("(x+1)^2", "x^2+2x+1", True),
+    ] * 3
     results: list = [None] * len(jobs)
 
     def run(i, p, g):

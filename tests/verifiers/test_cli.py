@@ -1,0 +1,58 @@
+"""`dapo verify` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from typer.testing import CliRunner
+
+from verifiers.cli import register
+
+runner = CliRunner()
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        """test root"""
+
+    register(app)
+    return app
+
+
+def test_verify_pred_gold():
+    ok = runner.invoke(_app(), ["verify", "--pred", "Answer: 034", "--gold", "34"])
+    assert ok.exit_code == 0 and "equivalent" in ok.output and "integer_match" in ok.output
+    bad = runner.invoke(_app(), ["verify", "--pred", "(1,2)", "--gold", "[1,2]"])
+    assert bad.exit_code == 1 and "not equivalent" in bad.output and "structure_mismatch" in bad.output
+
+
+def test_verify_file_accuracy_and_out(tmp_path):
+    rows = [{"completion": "...\nAnswer: 3", "gold": "3"}, {"completion": "Answer: 4", "gold": "5"}]
+    f = tmp_path / "c.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
+    out = tmp_path / "res.jsonl"
+    res = runner.invoke(_app(), ["verify", "--file", str(f), "--workers", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "accuracy 0.5000 (1/2)" in res.output
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [w["acc"] for w in written] == [1.0, 0.0]
+
+
+def test_verify_file_bad_json_names_the_line(tmp_path):
+    f = tmp_path / "bad.jsonl"
+    f.write_text('{"completion": "Answer: 1", "gold": "1"}\n{oops\n')
+    res = runner.invoke(_app(), ["verify", "--file", str(f)])
+    assert res.exit_code != 0
+    assert "bad.jsonl:2: invalid JSON" in res.output
+
+
+def test_verify_file_missing_field_names_the_line(tmp_path):
+    f = tmp_path / "m.jsonl"
+    f.write_text('{"completion": "Answer: 1"}\n')
+    res = runner.invoke(_app(), ["verify", "--file", str(f)])
+    assert res.exit_code != 0
+    assert "m.jsonl:1: missing field(s) 'gold'" in res.output
