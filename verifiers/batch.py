@@ -8,7 +8,6 @@ with reason "worker_died" instead of failing the whole batch.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -24,8 +23,10 @@ def _score_chunk(items: list[tuple[int, str, str]], kwargs: dict) -> list[tuple[
 
 
 def _context():
-    methods = mp.get_all_start_methods()
-    return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+    # the same forkserver as the symbolic workers: pool processes start with sympy warm
+    from verifiers.symbolic import _context as symbolic_context
+
+    return symbolic_context()
 
 
 def score_batch(

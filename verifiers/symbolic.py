@@ -46,11 +46,24 @@ def _serve(conn) -> None:
     serve(conn)
 
 
+def _fork_is_safe() -> bool:
+    """Fork directly when this process already holds warm sympy and has no other threads:
+    true inside score_batch's pool processes (forked from the preloaded forkserver), where
+    starting a second forkserver would pay the imports again."""
+    import sys
+
+    return (
+        "verifiers._symworker" in sys.modules
+        and threading.active_count() == 1
+        and "fork" in mp.get_all_start_methods()
+    )
+
+
 class _Worker:
     """One child process and the parent's end of its pipe."""
 
     def __init__(self) -> None:
-        ctx = _context()
+        ctx = mp.get_context("fork") if _fork_is_safe() else _context()
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_serve, args=(child,), daemon=True, name="verifiers-symbolic")
         self.proc.start()

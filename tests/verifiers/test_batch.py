@@ -39,7 +39,6 @@ def test_empty_and_mismatched_lengths():
         score_batch(["a", "b", "c"], ["1", "2"])
 
 
-@pytest.mark.slow
 def test_survives_a_worker_killed_mid_batch():
     comps, golds, want = _items(60)
     killed: list[int] = []
