@@ -34,7 +34,12 @@ def query(path: str | os.PathLike, sql: str) -> Any:
     """Run one SQL statement against `records`; returns a pyarrow Table."""
     con = connect(path)
     try:
-        return con.execute(sql).fetch_arrow_table()
+        rel = con.sql(sql)
+        if rel is None:  # a statement without a result (SET, CREATE ...)
+            import pyarrow as pa
+
+            return pa.table({})
+        return rel.to_arrow_table()
     finally:
         con.close()
 

@@ -1,0 +1,137 @@
+"""Exports of kept records: verl / DAPO-Math-17K Parquet (what the trainer reads) and TRL.
+
+Both are written atomically and load with `datasets.load_dataset("parquet", data_files=...)`.
+A kept row without a canonical integer answer is an error naming the row, and nothing is
+written: a reward computed against a bad ground truth silently poisons training.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from mathdata.schema import INTEGER_RE
+
+DAPO_TEMPLATE = (
+    "Solve the following math problem step by step. The last line of your response should be of the form "
+    "Answer: $Answer (without quotes) where $Answer is the answer to the problem.\n\n{problem}\n\n"
+    'Remember to put your answer on its own line after "Answer:".'
+)
+
+
+class ExportError(ValueError):
+    """The records cannot be exported as asked; the message names the row and the fix."""
+
+
+def dapo_prompt(problem: str) -> str:
+    """The DAPO user message for one problem (DESIGN.md, exactly)."""
+    return DAPO_TEMPLATE.format(problem=problem)
+
+
+def _kept_with_answers(table: pa.Table) -> pa.Table:
+    kept = table.filter(pc.equal(table.column("status"), "kept"))
+    answers = kept.column("answer")
+    ok = pc.fill_null(pc.match_substring_regex(answers, INTEGER_RE), False)
+    if not pc.all(ok).as_py() and len(kept):
+        row = int(pc.index(ok, False).as_py())
+        raise ExportError(
+            f"kept record {kept.column('id')[row].as_py()} (row {row} of the kept rows) has answer "
+            f"{answers[row].as_py()!r}, not a canonical integer; fix: rewrite it to an integer answer or give it a "
+            f"reject status. Nothing was written"
+        )
+    problem = pc.coalesce(kept.column("problem"), kept.column("original_problem"))
+    return kept.set_column(kept.schema.get_field_index("problem"), "problem", problem)
+
+
+def _write_atomic(table: pa.Table, out_path: str | os.PathLike) -> Path:
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return out
+
+
+def _messages(problems: list[str]) -> pa.Array:
+    return pa.array(
+        [[{"role": "user", "content": dapo_prompt(p)}] for p in problems],
+        pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())])),
+    )
+
+
+def to_verl(
+    table: pa.Table,
+    out_path: str | os.PathLike,
+    *,
+    repeat: int = 1,
+    data_source: str = "math_dapo",
+    split: str | None = None,
+) -> Path:
+    """verl / DAPO-Math-17K Parquet of the kept records; `repeat=k` for an avg@k eval file.
+
+    Columns: data_source, prompt ([{role: user, content: dapo_prompt(problem)}]), ability
+    "MATH", reward_model {style: "rule", ground_truth}, extra_info {index, id, source,
+    raw_problem, split}. Each problem's k copies are adjacent and share extra_info.index.
+    """
+    if repeat < 1:
+        raise ExportError(f"repeat must be >= 1, got {repeat}")
+    kept = _kept_with_answers(table)
+    if not len(kept):
+        raise ExportError(
+            "no kept records to export (all rows rejected or the table is empty); nothing was written"
+        )
+    take = pa.array(np.repeat(np.arange(len(kept)), repeat))
+    kept = kept.take(take)
+    problems = kept.column("problem").to_pylist()
+    n = len(kept)
+    splits = pa.array([split] * n, pa.string()) if split is not None else kept.column("split")
+    out = pa.table(
+        {
+            "data_source": pa.array([data_source] * n, pa.string()),
+            "prompt": _messages(problems),
+            "ability": pa.array(["MATH"] * n, pa.string()),
+            "reward_model": pa.StructArray.from_arrays(
+                [pa.array(["rule"] * n, pa.string()), kept.column("answer").combine_chunks()],
+                names=["style", "ground_truth"],
+            ),
+            "extra_info": pa.StructArray.from_arrays(
+                [
+                    pa.array(np.arange(n) // repeat, pa.int64()),
+                    kept.column("id").combine_chunks(),
+                    kept.column("source").combine_chunks(),
+                    pa.array(problems, pa.string()),
+                    splits.combine_chunks() if isinstance(splits, pa.ChunkedArray) else splits,
+                ],
+                names=["index", "id", "source", "raw_problem", "split"],
+            ),
+        }
+    )
+    return _write_atomic(out, out_path)
+
+
+def to_trl(table: pa.Table, out_path: str | os.PathLike) -> Path:
+    """TRL / datasets Parquet: `prompt` (chat messages with the DAPO template), `answer`, `id`, `source`.
+
+    TRL passes extra columns to reward functions, so `answer` reaches verifiers' TRL reward.
+    """
+    kept = _kept_with_answers(table)
+    if not len(kept):
+        raise ExportError("no kept records to export; nothing was written")
+    out = pa.table(
+        {
+            "prompt": _messages(kept.column("problem").to_pylist()),
+            "answer": kept.column("answer"),
+            "id": kept.column("id"),
+            "source": kept.column("source"),
+        }
+    )
+    return _write_atomic(out, out_path)
