@@ -37,6 +37,7 @@ class AopsSource(_Strict):
     saved_pages: str | None = Field(None, description="folder of saved pages (relative to the config)")
     cache_dir: str | None = Field(None, description="HTTP cache; default <out>/http_cache")
     rate_limit: float = 1.0
+    offline: bool = Field(False, description="read only saved pages and the cache, as --offline does")
     limit: int | None = None
 
 
@@ -65,6 +66,10 @@ class SyntheticSource(_Strict):
 Source = Annotated[AopsSource | ImportSource | SyntheticSource, Field(discriminator="kind")]
 
 
+class ClassifyConfig(_Strict):
+    reject_diagrams: bool = Field(False, description="also reject problems whose diagram is [asy] code")
+
+
 class RewriteConfig(_Strict):
     rules: bool = True
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -89,7 +94,7 @@ class DedupConfig(_Strict):
 
 class DecontamConfig(_Strict):
     enabled: bool = True
-    n: int = Field(13, ge=1, description="n-gram length")
+    n: int | None = Field(None, ge=1, description="n-gram length (default: mathdata's)")
     benchmarks: list[str] | None = Field(None, description="default: every bundled benchmark")
 
 
@@ -104,6 +109,7 @@ class BuildConfig(_Strict):
     name: str = "corpus"
     description: str = ""
     sources: list[Source] = Field(min_length=1)
+    classify: ClassifyConfig = Field(default_factory=ClassifyConfig)
     rewrite: RewriteConfig = Field(default_factory=RewriteConfig)
     validate_: ValidateConfig = Field(default_factory=ValidateConfig, alias="validate")
     dedup: DedupConfig = Field(default_factory=DedupConfig)
@@ -280,7 +286,9 @@ def _acquire_aops(
     saved = _path(cfg, src.saved_pages) if src.saved_pages else None
     cache = _path(cfg, src.cache_dir) if src.cache_dir else out_dir / "http_cache"
     records: list[dict] = []
-    with Fetcher(cache, offline=offline, saved_pages=saved, rate_limit=src.rate_limit) as fetcher:
+    with Fetcher(
+        cache, offline=offline or src.offline, saved_pages=saved, rate_limit=src.rate_limit
+    ) as fetcher:
         if src.index:
             records += aops.crawl(fetcher, src.index, years=src.years)
         for contest in src.contests:
@@ -466,7 +474,8 @@ def finish(
         from mathdata.decontam import decontaminate
 
         refs = cfg.decontaminate.benchmarks
-        table, reports["decontam"] = decontaminate(table, references=refs, n=cfg.decontaminate.n)
+        kw = {"n": cfg.decontaminate.n} if cfg.decontaminate.n else {}
+        table, reports["decontam"] = decontaminate(table, references=refs, **kw)
     records_dir = out / "records"
     if len(stored_ids(records_dir)) != len(table):
         write_records(records_dir, table)  # one atomic shard; ids already there are skipped
@@ -496,7 +505,9 @@ def finish(
         steps=steps,
         dedup_report=reports.get("dedup"),
         decontam_report=reports.get("decontam"),
-        sources=[s.model_dump(mode="json") for s in cfg.sources],
+        sources=[s.model_dump(mode="json", exclude_none=True) for s in cfg.sources],
+        data_files="verl/*.parquet",
+        description=cfg.description or None,
     )
     summary = {
         "name": cfg.name,

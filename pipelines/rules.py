@@ -191,9 +191,8 @@ _EXPRESS = re.compile(
 
 
 def _append(problem: str, sentence: str) -> str:
-    """Append the AIME-style sentence, dropping a trailing "Express your answer as ..." first."""
-    base = _EXPRESS.sub("", problem.rstrip())
-    return f"{base.rstrip()} {sentence}".strip()
+    """Append the AIME-style sentence to the statement."""
+    return f"{problem.rstrip()} {sentence}".strip()
 
 
 _SQUAREFREE = "is not divisible by the square of any prime"
@@ -326,6 +325,8 @@ def apply_rules(problem: str, answer: str) -> Rewrite | Miss:
     if isinstance(parsed, Miss):
         return parsed
     v, unit = parsed.value, parsed.unit
+    if unit or not v.is_Integer:  # a trailing "Express your answer as ..." would contradict the new form
+        problem = _EXPRESS.sub("", problem.rstrip())
     if unit:
         problem = _append(problem, _UNIT_SENTENCE[unit])
     out: Rewrite | None = None
