@@ -116,8 +116,8 @@ def run_preset(preset: str, args, train_parquet: Path, eval_parquet: Path, init:
                   "save_every": args.eval_every, "threads": args.threads},
         "optim": {"lr": args.lr},
     }  # fmt: skip
-    if preset in ("dapo", "vapo"):
-        overrides["algo"] = {"overlong_buffer": max(1, args.L // 4)}
+    # Lcache = L/4 for every preset (it only matters where the soft overlong punishment is on)
+    overrides["algo"] = {"overlong_buffer": max(1, args.L // 4)}
     try:
         cfg = build_config(overrides, preset=preset, source=f"ablation:{preset}")
     except ConfigError as e:
@@ -127,7 +127,14 @@ def run_preset(preset: str, args, train_parquet: Path, eval_parquet: Path, init:
     t0 = time.perf_counter()
     if not rows or rows[-1]["step"] < args.steps:
         resume = (out / "checkpoints").exists() and any((out / "checkpoints").iterdir())
-        train(cfg, resume=resume, progress=not args.quiet)
+        try:
+            train(cfg, resume=resume, progress=not args.quiet)
+        except Exception as e:  # one preset failing (e.g. dynamic sampling gave up) must not end the sweep
+            return {
+                "preset": preset,
+                "status": "failed",
+                "reason": f"{type(e).__name__}: {e}".splitlines()[0][:200],
+            }
         rows = read_metrics(metrics_path)
     key = f"eval/avg@{args.k}"
     evals = [(r["step"], r[key]) for r in rows if key in r]
@@ -161,7 +168,7 @@ def report(results: list[dict], before: dict, args, out_dir: Path) -> None:
     ]
     for r in results:
         if r["status"] != "ok":
-            lines.append(f"| {r['preset']} | skipped: {r['reason']} | | | | |")
+            lines.append(f"| {r['preset']} | {r['status']}: {r['reason']} | | | | |")
             continue
 
         def f(x, fmt=".3f"):
