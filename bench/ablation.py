@@ -201,6 +201,7 @@ def report(results: list[dict], before: dict, args, out_dir: Path) -> None:
     ax1.axhline(args.target, color="grey", ls=":", lw=1)
     ax1.set(xlabel="step", ylabel=f"held-out avg@{k}", title="accuracy")
     ax2.set(xlabel="step", ylabel="policy entropy (trained tokens)", title="entropy")
+    ax2.ticklabel_format(useOffset=False)
     ax1.legend()
     fig.tight_layout()
     tmp = out_dir / "ablation.png.tmp.png"

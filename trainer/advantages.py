@@ -133,6 +133,16 @@ def length_adaptive_lambda(lengths: Tensor, alpha: float = 0.05) -> Tensor:
     return (1.0 - 1.0 / (alpha * l)).clamp(0.0, 1.0)
 
 
+def ppo_advantages(
+    scores: Tensor, values: Tensor, mask: Tensor, *, gamma: float = 1.0, lam: float = 0.95
+) -> tuple[Tensor, Tensor]:
+    """PPO with GAE on an outcome reward: each response's score [B] on its last token, then GAE.
+
+    Returns (advantages [B, T], value targets [B, T]); `values` are the critic's, detached.
+    """
+    return gae(terminal_rewards(scores, mask), values, mask, gamma=gamma, lam=lam)
+
+
 def vapo_advantages(
     rewards: Tensor, values: Tensor, mask: Tensor, *, gamma: float = 1.0, alpha: float = 0.05
 ) -> tuple[Tensor, Tensor]:

@@ -15,6 +15,7 @@ from trainer.advantages import (
     gae,
     group_advantages,
     length_adaptive_lambda,
+    ppo_advantages,
     terminal_rewards,
     vapo_advantages,
 )
@@ -173,3 +174,13 @@ def test_vapo_decoupled_lambdas():
 def test_terminal_rewards_places_score_on_last_token():
     out = terminal_rewards(torch.tensor([2.0, 3.0, 4.0]), torch.tensor([[1, 1, 0], [1, 1, 1], [0, 0, 0]]))
     assert torch.equal(out, torch.tensor([[0.0, 2.0, 0.0], [0.0, 0.0, 3.0], [0.0, 0.0, 0.0]]))
+
+
+def test_ppo_advantages_outcome_reward():
+    # score 1 on a 3-token response, V = [0.5, 0.5, 0.5], gamma 1, lam 0.5:
+    # deltas [0, 0, 0.5] -> A = [0.125, 0.25, 0.5]; targets A + V
+    mask = torch.tensor([[1, 1, 1, 0]])
+    values = torch.tensor([[0.5, 0.5, 0.5, 3.0]])
+    adv, ret = ppo_advantages(torch.tensor([1.0]), values, mask, gamma=1.0, lam=0.5)
+    torch.testing.assert_close(adv, torch.tensor([[0.125, 0.25, 0.5, 0.0]]))
+    torch.testing.assert_close(ret, torch.tensor([[0.625, 0.75, 1.0, 0.0]]))
