@@ -19,8 +19,19 @@ def small_records() -> list[dict]:
     return [
         new_record(source="import:a", original_problem="Find the number of primes below 30.", answer="10"),
         new_record(source="import:a", original_problem="Compute $2^{10}$.", answer="1024", solution="1024."),
-        new_record(source="aops_wiki", original_problem="What is 7 times 6?", answer="42", competition="AMC 8", year=2001),
-        new_record(source="import:b", original_problem="Solve x^2 = 2.", original_answer="\\sqrt{2}", status="non_integer"),
+        new_record(
+            source="aops_wiki",
+            original_problem="What is 7 times 6?",
+            answer="42",
+            competition="AMC 8",
+            year=2001,
+        ),
+        new_record(
+            source="import:b",
+            original_problem="Solve x^2 = 2.",
+            original_answer="\\sqrt{2}",
+            status="non_integer",
+        ),
     ]
 
 

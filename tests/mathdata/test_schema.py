@@ -27,7 +27,13 @@ def test_record_id_is_stable_and_whitespace_insensitive():
     assert a != record_id("Find $y$.", "aops_wiki")
     # another interpreter (fresh hash seed) computes the same id
     code = "from mathdata.schema import record_id; print(record_id('Find  $x$.\\n', 'aops_wiki'))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "123"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "123"},
+    )
     assert out.stdout.strip() == a
 
 
@@ -46,8 +52,12 @@ def test_table_carries_schema_version(small_table):
 
 
 def test_wrong_column_type_names_column(small_table):
-    bad = small_table.set_column(small_table.schema.get_field_index("year"), "year", pc.cast(small_table.column("year"), pa.string()))
-    with pytest.raises(SchemaError, match=r"f\.parquet: column 'year' has type string, expected int32; fix: cast"):
+    bad = small_table.set_column(
+        small_table.schema.get_field_index("year"), "year", pc.cast(small_table.column("year"), pa.string())
+    )
+    with pytest.raises(
+        SchemaError, match=r"f\.parquet: column 'year' has type string, expected int32; fix: cast"
+    ):
         validate(bad, where="f.parquet")
 
 
@@ -80,7 +90,9 @@ def test_newer_schema_version_is_refused(tmp_path, small_table):
 
 
 def test_write_rejects_wrong_type_and_writes_nothing(tmp_path, small_table):
-    bad = small_table.set_column(small_table.schema.get_field_index("answer"), "answer", pa.array([1, 2, 3, None], pa.int64()))
+    bad = small_table.set_column(
+        small_table.schema.get_field_index("answer"), "answer", pa.array([1, 2, 3, None], pa.int64())
+    )
     with pytest.raises(SchemaError, match="column 'answer' has type int64"):
         write_records(tmp_path / "store", bad)
     assert not (tmp_path / "store").exists() or not list((tmp_path / "store").glob("*.parquet"))

@@ -91,7 +91,11 @@ def test_read_modes_agree(tmp_path, small_records):
     df = read_pandas(s)
     assert sorted(df["id"]) == sorted(table.column("id").to_pylist())
     ds = read_dataset(s)
-    assert isinstance(ds, datasets.Dataset) and ds.num_rows == 4 and set(ds.column_names) == set(table.column_names)
+    assert (
+        isinstance(ds, datasets.Dataset)
+        and ds.num_rows == 4
+        and set(ds.column_names) == set(table.column_names)
+    )
     assert stored_ids(s) == set(table.column("id").to_pylist())
     assert stored_ids(tmp_path / "missing") == set()
 

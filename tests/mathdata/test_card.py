@@ -1,0 +1,55 @@
+import pyarrow as pa
+import yaml
+
+from mathdata.benchmarks import load_benchmark
+from mathdata.card import size_category, write_card
+from mathdata.decontam import decontaminate
+from mathdata.dedup import dedup
+
+
+def test_card_from_real_pipeline_reports(tmp_path):
+    table = pa.concat_tables([load_benchmark("math500"), load_benchmark("aime24"), load_benchmark("aime24")])
+    d = dedup(table)
+    t, rep = decontaminate(d.table, ["aime25"])
+    path = write_card(
+        tmp_path / "demo",
+        name="demo-set",
+        table=t,
+        steps=[{"name": "import", "rows": len(table)}, {"name": "dedup", "kept": d.report["kept_out"]}],
+        dedup_report=d.report,
+        decontam_report=rep,
+        sources=["MATH-500 and AIME 2024 (bundled)"],
+        license="mit",
+    )
+    assert path == tmp_path / "demo" / "README.md"
+    text = path.read_text()
+    head = yaml.safe_load(text.split("---\n")[1])
+    kept = t.column("status").to_pylist().count("kept")
+    assert head["license"] == "mit" and head["size_categories"] == [size_category(kept)]
+    assert head["task_categories"] and head["configs"][0]["data_files"][0]["path"]
+    for section in (
+        "## Sources",
+        "## Pipeline steps",
+        "## Filters and reject reasons",
+        "## Deduplication",
+        "## Decontamination",
+        "## Schema",
+        "## Intended use",
+        "## Limitations",
+    ):
+        assert section in text
+    assert f"**{kept:,} kept problems** out of {len(table):,} records." in text
+    assert f"{d.report['exact_dropped']:,} exact" in text and d.report["exact_dropped"] == 30
+    assert "| non_integer_answer | 167 |" in text and "| duplicate_of | 30 |" in text
+    assert "| `answer` | string |" in text
+    assert "MATH-500 and AIME 2024 (bundled)" in text
+
+
+def test_size_categories():
+    assert [size_category(n) for n in (0, 999, 1000, 17_398, 1_791_700)] == [
+        "n<1K",
+        "n<1K",
+        "1K<n<10K",
+        "10K<n<100K",
+        "1M<n<10M",
+    ]

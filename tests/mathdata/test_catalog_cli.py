@@ -1,0 +1,111 @@
+import json
+from collections import Counter
+
+import pyarrow.parquet as pq
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from mathdata.benchmarks import load_benchmark
+from mathdata.catalog import connect, query, stats
+from mathdata.cli import register
+from mathdata.store import shard_files, write_records
+
+app = typer.Typer()
+register(app)
+runner = CliRunner()
+
+
+@pytest.fixture
+def bench_store(tmp_path):
+    s = tmp_path / "bench"
+    write_records(s, load_benchmark("aime24"))
+    write_records(s, load_benchmark("math500"))
+    write_records(s, load_benchmark("amc23"))
+    return s
+
+
+def test_stats_match_the_data(bench_store):
+    from mathdata.store import read_table
+
+    t = read_table(bench_store)
+    s = stats(bench_store)
+    assert s["rows"] == len(t) == 570
+    assert s["by_source"] == dict(Counter(t.column("source").to_pylist()))
+    assert s["by_status"] == dict(Counter(t.column("status").to_pylist()))
+    assert s["reject_reasons"] == {"non_integer_answer": 167}
+    ints = [int(a) for a in t.column("answer").to_pylist() if a is not None]
+    assert (s["answer"]["min"], s["answer"]["max"], s["answer"]["integer_answers"]) == (
+        min(ints),
+        max(ints),
+        len(ints),
+    )
+    assert s["by_year"]["2024"] == 30 and s["by_year"]["2023"] == 40
+    assert s["by_competition"]["AIME I"] == 15
+    p = s["problem_length_chars"]
+    assert p["p50"] <= p["p90"] <= p["p99"] <= p["max"]
+
+
+def test_duckdb_reads_the_shards_in_place(bench_store):
+    con = connect(bench_store)
+    plan = "\n".join(r[1] for r in con.execute("EXPLAIN SELECT count(*) FROM records").fetchall())
+    assert "READ_PARQUET" in plan.upper() or "PARQUET_SCAN" in plan.upper()
+    t = query(
+        bench_store,
+        "SELECT competition, count(*) AS n FROM records WHERE year = 2024 GROUP BY ALL ORDER BY 1",
+    )
+    assert t.to_pylist() == [{"competition": "AIME I", "n": 15}, {"competition": "AIME II", "n": 15}]
+
+
+def test_cli_stats_and_sql(bench_store):
+    r = runner.invoke(app, ["data", "stats", str(bench_store), "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["rows"] == 570
+    r = runner.invoke(app, ["data", "stats", str(bench_store)])
+    assert r.exit_code == 0 and "benchmark:math500" in r.output and "non_integer_answer" in r.output
+    r = runner.invoke(
+        app,
+        [
+            "data",
+            "sql",
+            str(bench_store),
+            "SELECT count(*) AS n FROM records WHERE status = 'kept'",
+            "--format",
+            "json",
+        ],
+    )
+    assert r.exit_code == 0 and json.loads(r.output) == [{"n": 403}]
+    r = runner.invoke(app, ["data", "sql", str(bench_store), "SELEC nonsense"])
+    assert r.exit_code == 1 and "syntax error" in r.output
+
+
+def test_cli_truncated_shard_is_a_clear_error(bench_store):
+    f = shard_files(bench_store)[1]
+    f.write_bytes(f.read_bytes()[:100])
+    r = runner.invoke(app, ["data", "stats", str(bench_store)])
+    assert r.exit_code == 1 and f.name in r.output and "truncated" in r.output
+
+
+def test_cli_pipeline_dedup_decontam_export_card(tmp_path):
+    s1, s2, s3 = tmp_path / "s1", tmp_path / "s2", tmp_path / "s3"
+    assert runner.invoke(app, ["data", "import-benchmark", "aime24", str(s1)]).exit_code == 0
+    assert runner.invoke(app, ["data", "import-benchmark", "aime25", str(s1)]).exit_code == 0
+    r = runner.invoke(app, ["data", "dedup", str(s1), str(s2)])
+    assert r.exit_code == 0, r.output
+    assert json.loads((s2 / "_dedup_report.json").read_text())["kept_in"] == 60
+    assert pq.read_table(s2 / "_dedup_clusters.parquet").column_names == [
+        "id",
+        "cluster_id",
+        "kind",
+        "similarity",
+    ]
+    r = runner.invoke(app, ["data", "decontam", str(s2), str(s3), "--ref", "aime24"])
+    assert r.exit_code == 0 and "30 contaminated rows of 60 checked" in r.output
+    r = runner.invoke(app, ["data", "export", "verl", str(s3), str(tmp_path / "v.parquet"), "--repeat", "2"])
+    assert r.exit_code == 0 and pq.read_metadata(tmp_path / "v.parquet").num_rows == 60  # aime25 only, x2
+    r = runner.invoke(app, ["data", "card", str(s3), "--name", "demo", "--out", str(tmp_path / "card")])
+    assert r.exit_code == 0
+    text = (tmp_path / "card" / "README.md").read_text()
+    assert "| contaminated | 30 |" in text and "aime24 (30)" in text
+    r = runner.invoke(app, ["data", "import-benchmark", "nope", str(s1)])
+    assert r.exit_code == 1 and "unknown benchmark" in r.output

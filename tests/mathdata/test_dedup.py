@@ -1,0 +1,160 @@
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from mathdata.benchmarks import load_benchmark
+from mathdata.dedup import dedup, minhash_signatures
+from mathdata.schema import new_record, to_table
+from mathdata.text import ngram_hashes, normalize_texts, token_hashes, tokenize
+
+
+def _rec(text, source="import:x", key=None, **kw):
+    return new_record(source=source, original_problem=text, source_key=key or text + source, answer="1", **kw)
+
+
+def test_normalisation_ignores_whitespace_latex_spacing_dollars_and_case():
+    variants = [
+        "Find $x$ if $x^2 + 3x = 10$.",
+        "find x if x^2+3x=10",
+        "Find \\(x\\) if \\[x^2\\,+\\,3x = 10\\]",
+        "FIND  $x$\nif $x^2 +3x=10$ .",
+    ]
+    assert len(set(normalize_texts(variants).to_pylist())) == 1
+    assert (
+        normalize_texts(["x^2+3x=10", "x^2-3x=10"]).to_pylist()[0]
+        != normalize_texts(["x^2-3x=10"]).to_pylist()[0]
+    )
+
+
+def test_planted_near_duplicates_precision_and_recall():
+    """Real problems (MATH-500 + AIME) each planted once with a human-style edit."""
+    base = load_benchmark("math500").column("original_problem").to_pylist()[:200]
+    base += load_benchmark("aime24").column("original_problem").to_pylist()
+    edits = [
+        lambda t: t.replace("Find", "Determine").replace("What is", "Compute"),
+        lambda t: t + " Express your answer as an integer.",
+        lambda t: t.replace("$", "").upper(),
+        lambda t: t.replace("\\frac", "\\dfrac").replace(" ", "  "),
+    ]
+    long_enough = [t for t in base if len(t.split()) >= 15]
+    planted = [edits[i % len(edits)](t) for i, t in enumerate(long_enough)]
+    records = [_rec(t) for t in base] + [_rec(t, source="import:copy") for t in planted]
+    res = dedup(to_table(records))
+    ids = res.table.column("id").to_pylist()
+    status = res.table.column("status").to_pylist()
+    cluster = dict(
+        zip(res.clusters.column("id").to_pylist(), res.clusters.column("cluster_id").to_pylist(), strict=True)
+    )
+    origin = {ids[len(base) + i]: ids[base.index(t)] for i, t in enumerate(long_enough)}
+    found = sum(cluster.get(c) is not None and cluster.get(c) == cluster.get(o) for c, o in origin.items())
+    recall = found / len(origin)
+    dropped = [(i, s.split(":", 1)[1]) for i, s in zip(ids, status, strict=True) if s != "kept"]
+    correct = sum(origin.get(d) == rep or origin.get(rep) == d for d, rep in dropped)
+    precision = correct / len(dropped)
+    assert recall >= 0.95, recall
+    assert precision == 1.0, [d for d in dropped if origin.get(d[0]) != d[1]]
+    assert res.report["kept_out"] == len(base) + (len(origin) - found)
+
+
+def test_different_numbers_are_different_problems():
+    a = "Let $N$ be the number of ordered pairs of positive integers $(a, b)$ with $a + b = 100$ and both odd. Find N."
+    b = a.replace("100", "120")
+    res = dedup(to_table([_rec(a), _rec(b)]))
+    assert res.table.column("status").to_pylist() == ["kept", "kept"]
+    assert res.report["near"]["rejected_numbers_differ"] == 1
+    off = dedup(to_table([_rec(a), _rec(b)]), same_numbers=False)
+    assert sorted(off.table.column("status").to_pylist())[0] == "kept"
+    assert off.report["near_dropped"] == 1
+
+
+def test_representative_official_then_solution_then_longest():
+    text = "How many positive divisors does 2024 have?"
+    recs = [
+        _rec(text + " ", source="import:long"),  # same normalised text, longer raw statement
+        _rec(text, source="import:sol", solution="2024 = 2^3 * 11 * 23, so 4*2*2 = 16."),
+        _rec(text, source="aops_wiki"),
+    ]
+    res = dedup(to_table(recs))
+    st = res.table.column("status").to_pylist()
+    assert st[2] == "kept" and st[0] == st[1] == f"duplicate_of:{recs[2]['id']}"
+    res = dedup(to_table(recs[:2]))
+    assert res.table.column("status").to_pylist() == ["duplicate_of:" + recs[1]["id"], "kept"]
+    res = dedup(to_table([_rec(text, source="import:a"), _rec(text + "   ", source="import:b")]))
+    kept = [
+        r
+        for r, s in zip(res.table.to_pylist(), res.table.column("status").to_pylist(), strict=True)
+        if s == "kept"
+    ]
+    assert len(kept) == 1 and kept[0]["original_problem"] == text + "   "
+    kinds = sorted(res.clusters.column("kind").to_pylist())
+    assert kinds == ["exact", "representative"]
+
+
+def test_rejected_rows_are_left_alone_and_never_dropped():
+    text = "Compute the sum of the first 20 odd numbers."
+    recs = [_rec(text, source="import:a"), _rec(text, source="import:b", status="llm_failed")]
+    res = dedup(to_table(recs))
+    assert res.table.column("status").to_pylist() == ["kept", "llm_failed"]
+    assert len(res.table) == 2
+
+
+def test_hundredfold_repeated_corpus_becomes_small_again():
+    problems = load_benchmark("math500").column("original_problem").to_pylist()[:170]
+    rows = [
+        new_record(
+            source="import:dapo17k", original_problem=p, source_key=f"row{k * len(problems) + i}", answer="1"
+        )
+        for k in range(100)
+        for i, p in enumerate(problems)
+    ]
+    res = dedup(to_table(rows))
+    assert len(res.table) == 17_000
+    assert res.report["kept_out"] == len(set(normalize_texts(problems).to_pylist()))
+    assert res.report["exact_dropped"] == 17_000 - res.report["kept_out"]
+
+
+def test_signatures_estimate_jaccard_like_datasketch():
+    from datasketch import MinHash
+
+    texts = [
+        "the quick brown fox jumps over the lazy dog and then runs into the forest near the river bank",
+        "the quick brown fox jumps over the lazy cat and then runs into the forest near the river side",
+    ]
+    offsets, hashes = token_hashes(tokenize(normalize_texts(texts)))
+    docs, grams = ngram_hashes(offsets, hashes, 3)
+    sig = minhash_signatures(docs, grams, 2, 256)
+    ours = float((sig[0] == sig[1]).mean())
+    sets = [set(grams[docs == d].tolist()) for d in range(2)]
+    exact = len(sets[0] & sets[1]) / len(sets[0] | sets[1])
+    m = [MinHash(num_perm=256, seed=3) for _ in range(2)]
+    for mh, s in zip(m, sets, strict=True):
+        mh.update_batch([int(g).to_bytes(8, "little") for g in s])
+    theirs = m[0].jaccard(m[1])
+    assert abs(ours - exact) < 0.12 and abs(theirs - exact) < 0.12
+
+
+def test_empty_and_short_texts():
+    res = dedup(to_table([_rec("x"), _rec("y"), _rec("Find 2+2."), _rec("find 2 + 2")]))
+    st = res.table.column("status").to_pylist()
+    assert st[:2] == ["kept", "kept"]
+    assert sorted(st[2:]) == [
+        "duplicate_of:" + res.table.column("id")[3].as_py(),
+        "kept",
+    ]  # the longer raw text stays
+
+
+@pytest.mark.slow
+def test_dedup_scales_to_100k_rows_with_planted_pairs():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_mathdata", Path(__file__).parents[2] / "bench" / "mathdata.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    table, family = bench.make_corpus(20_000)
+    res = dedup(table)
+    q = bench.score(table, res.clusters, family, np.array(table.column("status").to_pylist()) == "kept")
+    assert q["recall"] >= 0.95 and q["precision"] >= 0.99, q
+    assert isinstance(res.clusters, pa.Table)

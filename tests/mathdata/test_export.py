@@ -1,0 +1,73 @@
+import datasets
+import pyarrow.parquet as pq
+import pytest
+
+from mathdata.export import DAPO_TEMPLATE, ExportError, dapo_prompt, to_trl, to_verl
+from mathdata.schema import new_record, to_table
+
+DESIGN_TEMPLATE = (
+    "Solve the following math problem step by step. The last line of your response should be of the form Answer: "
+    "$Answer (without quotes) where $Answer is the answer to the problem.\n\n{problem}\n\nRemember to put your answer "
+    'on its own line after "Answer:".'
+)
+
+
+def test_template_is_the_design_text():
+    assert DAPO_TEMPLATE == DESIGN_TEMPLATE
+    assert dapo_prompt("What is 1+1?").count("What is 1+1?") == 1
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_aime24_verl_export_loads_with_datasets(tmp_path, aime24, k):
+    path = to_verl(aime24, tmp_path / "aime24.parquet", repeat=k)
+    ds = datasets.load_dataset(
+        "parquet", data_files=str(path), split="train", cache_dir=str(tmp_path / "cache")
+    )
+    assert ds.num_rows == 30 * k
+    assert ds.column_names == ["data_source", "prompt", "ability", "reward_model", "extra_info"]
+    row = ds[k]  # second problem's first copy
+    src = aime24.to_pylist()[1]
+    assert row["data_source"] == "math_dapo" and row["ability"] == "MATH"
+    assert row["prompt"] == [{"role": "user", "content": dapo_prompt(src["problem"])}]
+    assert row["reward_model"] == {"style": "rule", "ground_truth": src["answer"]}
+    assert row["extra_info"] == {
+        "index": 1,
+        "id": src["id"],
+        "source": "benchmark:aime24",
+        "raw_problem": src["problem"],
+        "split": "test",
+    }
+    assert sorted(set(ds["extra_info"][i]["index"] for i in range(ds.num_rows))) == list(range(30))
+    gts = [r["ground_truth"] for r in ds["reward_model"]]
+    assert "25" in gts and "025" not in gts  # canonicalised AIME answer
+
+
+def test_verl_refuses_non_integer_ground_truth_and_writes_nothing(tmp_path):
+    good = new_record(source="s", original_problem="P1", answer="3")
+    bad = new_record(source="s", original_problem="P2", original_answer="1/2")
+    out = tmp_path / "v.parquet"
+    with pytest.raises(
+        ExportError, match=rf"kept record {bad['id']} .* has answer None, not a canonical integer"
+    ):
+        to_verl(to_table([good, bad]), out)
+    assert not out.exists() and not list(tmp_path.iterdir())
+    path = to_verl(
+        to_table([good, {**bad, "status": "non_integer_answer"}]), out, split="train", data_source="x"
+    )
+    t = pq.read_table(path)
+    assert (
+        len(t) == 1
+        and t.column("extra_info")[0]["split"].as_py() == "train"
+        and t.column("data_source")[0].as_py() == "x"
+    )
+
+
+def test_trl_export(tmp_path, aime24):
+    path = to_trl(aime24, tmp_path / "trl.parquet")
+    ds = datasets.load_dataset(
+        "parquet", data_files=str(path), split="train", cache_dir=str(tmp_path / "cache")
+    )
+    assert ds.num_rows == 30 and ds[0]["answer"] == aime24.column("answer")[0].as_py()
+    assert ds[0]["prompt"][0]["role"] == "user" and ds[0]["prompt"][0]["content"].startswith(
+        "Solve the following"
+    )
