@@ -138,9 +138,7 @@ def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
             args = typing.get_args(current)
             current = args[0] if args else None
         else:  # a discriminator tag such as 'import'
-            for member in typing.get_args(
-                typing.get_args(current)[0] if typing.get_args(current) else current
-            ):
+            for member in typing.get_args(current):
                 lit = member.model_fields.get("kind") if isinstance(member, type) else None
                 if lit is not None and part in typing.get_args(lit.annotation):
                     current = member

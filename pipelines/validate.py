@@ -8,11 +8,14 @@ samples from the endpoint, scored by `verifiers`, agree with the answer by major
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import sympy
 
+from mathdata.export import dapo_prompt
 from pipelines.rules import Miss, parse_answer, recompute
+from verifiers import extract_answer, is_equivalent
 
 RULES = {
     "identity",
@@ -71,12 +74,6 @@ def check_record(record: dict, *, check_consistency: bool = True) -> dict:
 
 async def solver_agreement(record: dict, llm, k: int, temperature: float = 1.0) -> tuple[int, int]:
     """(samples agreeing with the answer, samples scored) from k DAPO-prompted draws."""
-    import asyncio
-
-    from mathdata.export import dapo_prompt
-
-    from verifiers import extract_answer, is_equivalent
-
     messages = [{"role": "user", "content": dapo_prompt(record["problem"])}]
     draws = await asyncio.gather(
         *(llm.complete(messages, temperature=temperature, sample=i) for i in range(k)), return_exceptions=True

@@ -1,0 +1,220 @@
+"""`dapo build`: typed config with helpful errors, and whole builds into real Parquet."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from mathdata.export import dapo_prompt
+from mathdata.store import read_table
+from pipelines.build import ConfigError, build, load_config
+
+ROOT = Path(__file__).parents[2]
+DAPO = ROOT / ".venv" / "bin" / "dapo"
+TEMPLATE_HEAD, TEMPLATE_TAIL = dapo_prompt("{}").split("{}")
+
+
+def _write(tmp_path: Path, cfg: dict) -> Path:
+    path = tmp_path / "cfg.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def _synthetic(n: int = 60) -> dict:
+    return {"kind": "synthetic", "n": n, "seed": 3, "kinds": ["add", "mul"]}
+
+
+@pytest.mark.parametrize(
+    ("cfg", "message"),
+    [
+        (
+            {"sources": [{"kind": "import", "name": "x", "path": "a.jsonl", "mappings": {}}]},
+            "unknown key 'mappings' in sources[0]: did you mean 'mapping'?",
+        ),
+        (
+            {"sources": [_synthetic()], "dedupe": {}},
+            "unknown key 'dedupe' in (top level): did you mean 'dedup'?",
+        ),
+        (
+            {"sources": [_synthetic()], "rewrite": {"llm": {"concurency": 4}}},
+            "unknown key 'concurency' in rewrite.llm: did you mean 'concurrency'?",
+        ),
+        ({"sources": [{"kind": "scrape"}]}, "sources[0]: kind must be one of aops, import, synthetic"),
+        ({"sources": [{"n": 3}]}, "sources[0]: add `kind: aops | import | synthetic`"),
+        ({"sources": []}, "sources: List should have at least 1 item"),
+        (
+            {"sources": [{"kind": "synthetic", "n": -1}]},
+            "sources[0].n: Input should be greater than or equal to 0",
+        ),
+    ],
+)
+def test_config_errors_name_the_key_and_the_fix(tmp_path, cfg, message):
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, cfg))
+    assert message in str(err.value)
+    assert str(tmp_path / "cfg.yaml") in str(err.value)
+
+
+def test_config_file_problems(tmp_path):
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sources: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+
+
+def test_examples_parse():
+    for name in ("demo", "offline", "endpoint"):
+        cfg = load_config(ROOT / "examples" / f"{name}.yaml")
+        assert cfg.sources
+
+
+def _check_outputs(out: Path) -> dict:
+    records = read_table(out / "records")
+    ids = records.column("id").to_pylist()
+    assert len(ids) == len(set(ids))
+    verl = pq.read_table(out / "verl" / "train.parquet").to_pylist()
+    kept = [r for r in records.to_pylist() if r["status"] == "kept"]
+    assert len(verl) == len(kept) > 0
+    for row in verl:
+        truth = row["reward_model"]["ground_truth"]
+        assert re.fullmatch(r"-?(0|[1-9][0-9]*)", truth), truth
+        content = row["prompt"][0]["content"]
+        assert content.startswith(TEMPLATE_HEAD) and content.endswith(TEMPLATE_TAIL)
+    card = (out / "README.md").read_text()
+    assert f"**{len(kept):,} kept problems**" in card
+    return {"records": records.to_pylist(), "verl": verl}
+
+
+def test_demo_build_and_rebuild(tmp_path):
+    cfg = load_config(ROOT / "examples" / "demo.yaml")
+    cfg.sources[0].n = 80
+    res = build(cfg, tmp_path / "out", progress=False)
+    got = _check_outputs(tmp_path / "out")
+    assert res.kept == len(got["verl"]) >= 75
+    assert all(r["source"].startswith("synthetic:") for r in got["records"])
+    again = build(cfg, tmp_path / "out", progress=False)  # everything resumed, nothing redone
+    assert [s.processed for s in again.stages] == [0, 0, 0, 0]
+    assert again.counts == res.counts
+    cfg.sources[0].n = 81
+    with pytest.raises(ConfigError, match="different config"):
+        build(cfg, tmp_path / "out", progress=False)
+
+
+def test_build_with_llm_and_solver_against_scripted_server(server, tmp_path):
+    rows = [
+        {
+            "question": "Find all pairs (x, y) of positive integers with x^2 - y^2 = 15.",
+            "answer": "(8,7), (4,1)",
+        },
+        {
+            "question": "What is 1/2 + 1/8? Express your answer as a common fraction.",
+            "answer": "\\frac{5}{8}",
+        },
+    ]
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    reply = (
+        "<format>pairs</format><problem>Find the sum of x+y over all pairs (x, y) of positive integers "
+        "with x^2 - y^2 = 15.</problem><solution>15 + 5</solution><answer>20</answer>"
+    )
+    server.script(
+        "Answer: 0",
+        rules=[
+            {"match": "Original answer:", "content": reply},
+            {"match": "x+y over all pairs", "content": "Answer: 20"},
+            {"match": "relatively prime", "content": "Answer: 13"},
+        ],
+    )
+    cfg = {
+        "name": "llm-test",
+        "sources": [{"kind": "import", "name": "tiny", "path": str(data)}, _synthetic(4)],
+        "rewrite": {
+            "llm": {"enabled": True, "base_url": server.base_url, "model": "scripted", "backoff_s": 0.01}
+        },
+        "validate": {"solver": {"enabled": True, "k": 3}},
+        "dedup": {"near": False},
+    }
+    res = build(_write(tmp_path, cfg), tmp_path / "out", progress=False)
+    by_q = {r["original_problem"][:12]: r for r in read_table(tmp_path / "out" / "records").to_pylist()}
+    pairs = by_q["Find all pai"]
+    assert pairs["transform"] == "llm" and pairs["answer"] == "20" and pairs["status"] == "kept"
+    assert json.loads(pairs["checks"])["solver_k_n"] == "3/3"
+    frac = by_q["What is 1/2 "]
+    assert frac["transform"] == "fraction" and frac["answer"] == "13" and frac["status"] == "kept"
+    synth = [r for r in by_q.values() if r["source"].startswith("synthetic")]
+    assert synth and all(r["status"].startswith("solver_disagrees: 0/3") for r in synth)
+    assert res.llm_usage["requests"] == 1 + 3 * 2 + 3 * len(synth)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["llm_usage"]["requests"] == res.llm_usage["requests"]
+    # a second build into a new folder with the same cache would be free: the cache is per --out,
+    # so rebuild in place instead and check no request is made
+    server.script("Answer: 0")
+    again = build(_write(tmp_path, cfg), tmp_path / "out", progress=False)
+    assert server.stats()["requests"] == 0 and again.counts == res.counts
+
+
+@pytest.mark.slow
+def test_offline_example_builds_a_corpus(tmp_path):
+    out = tmp_path / "corpus"
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [str(DAPO), "build", str(ROOT / "examples" / "offline.yaml"), "--out", str(out), "--offline", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = _check_outputs(out)
+    kept = [r for r in got["records"] if r["status"] == "kept"]
+    assert len(kept) >= 300
+    sources = {r["source"].split(":")[0] for r in kept}
+    assert {"aops_wiki", "import", "synthetic"} <= sources
+    rejects = [r for r in got["records"] if r["status"] != "kept"]
+    assert rejects and all(r["status"].strip() for r in rejects)
+    assert time.perf_counter() - t0 < 600
+
+
+@pytest.mark.slow
+def test_dapo_build_survives_kill_9(tmp_path):
+    cfg = _write(
+        tmp_path,
+        {
+            "name": "kill",
+            "chunk_size": 25,
+            "sources": [
+                {"kind": "import", "name": "ob", "path": str(ROOT / "data/sources/olympiadbench.jsonl")}
+            ],
+        },
+    )
+    out = tmp_path / "out"
+    cmd = [str(DAPO), "build", str(cfg), "--out", str(out), "-q"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    killed = 0
+    for stage in ("3_rewrite", "4_validate"):  # kill as soon as the stage has written its first shard
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        deadline = time.time() + 120
+        while proc.poll() is None and time.time() < deadline:
+            if list((out / "stages" / stage).glob("*.parquet")):
+                os.kill(proc.pid, signal.SIGKILL)
+                killed += 1
+                break
+            time.sleep(0.02)
+        proc.wait()
+    assert killed, "the build finished before it could be killed"
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = read_table(out / "records")
+    ids = records.column("id").to_pylist()
+    assert len(ids) == len(set(ids)) == 675
+    for stage in ("1_acquire", "2_classify", "3_rewrite", "4_validate"):
+        stage_ids = read_table(out / "stages" / stage).column("id").to_pylist()
+        assert len(stage_ids) == len(set(stage_ids)) == 675
