@@ -43,6 +43,7 @@ def test_sampling_returns_n_samples_with_per_token_logprobs(engine_result: dict)
     r = engine_result
     assert r["n_per_prompt"] == [4, 4]
     assert r["logprobs_ok"], r["samples"]
+    assert r["logprobs0_ok"]  # logprobs=0: just the chosen token's logprob per step
     for s in r["samples"]:
         assert s["n_tokens"] > 0
         assert s["n_logprobs"] == s["n_tokens"]

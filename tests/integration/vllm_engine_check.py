@@ -115,6 +115,13 @@ def main(argv: list[str]) -> int:
     def greedy_ids() -> list[list[int]]:
         return [list(o.outputs[0].token_ids) for o in llm.generate(prompts, greedy, use_tqdm=False)]
 
+    # logprobs=0: exactly one entry per token, the chosen token's.
+    g0 = llm.generate(prompts, greedy, use_tqdm=False)
+    logprobs0_ok = all(
+        len(o.outputs[0].logprobs) == len(o.outputs[0].token_ids)
+        and all(list(lp) == [t] for t, lp in zip(o.outputs[0].token_ids, o.outputs[0].logprobs, strict=False))
+        for o in g0
+    )
     before = greedy_ids()
     v2 = work_dir / "weights_v2"
     changed = _save_modified_weights(model_dir, v2)
@@ -134,6 +141,7 @@ def main(argv: list[str]) -> int:
         "n_per_prompt": [len(o.outputs) for o in outs],
         "distinct_samples": distinct,
         "logprobs_ok": logprobs_ok,
+        "logprobs0_ok": logprobs0_ok,
         "samples": samples,
         "throughput_tokens": tp_tokens,
         "throughput_s": round(t_tp, 3),
