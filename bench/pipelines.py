@@ -54,6 +54,8 @@ async def stage(recs: list[dict], out: Path, settings, cache: Path) -> tuple[flo
     from pipelines.runner import run_stage_async
 
     client = LLMClient(settings, cache_dir=cache)
+    await client.complete([{"role": "user", "content": "warm-up"}])  # imports and connection set-up
+    client.usage = dict.fromkeys(client.usage, 0)
     t0 = time.perf_counter()
     try:
         stats = await run_stage_async(
@@ -69,6 +71,12 @@ async def stage(recs: list[dict], out: Path, settings, cache: Path) -> tuple[flo
     elapsed = time.perf_counter() - t0
     assert stats.status.get("kept") == len(recs), stats.status
     return elapsed, client.usage
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
@@ -88,7 +96,9 @@ def main() -> None:
             enabled=True, base_url=server.base_url, model="scripted", concurrency=args.concurrency
         )
         cache = Path(tmp) / "cache"
+        cpu0, srv0 = time.process_time(), _cpu_seconds(server.proc.pid)
         cold_s, cold = asyncio.run(stage(recs, Path(tmp) / "out1", settings, cache))
+        client_cpu, server_cpu = time.process_time() - cpu0, _cpu_seconds(server.proc.pid) - srv0
         served = server.stats()
         server.script(REPLY)  # resets the counters
         warm_s, warm = asyncio.run(stage(recs, Path(tmp) / "out2", settings, cache))
@@ -111,7 +121,11 @@ def main() -> None:
         "rerun_requests_seen_by_server": rerun_requests,
         "rerun_cache_hits": warm["cache_hits"],
         "rerun_zero_requests": rerun_requests == 0 and warm["requests"] == 0,
+        "client_cpu_ms_per_request": round(1000 * client_cpu / cold["requests"], 2),
+        "server_cpu_ms_per_request": round(1000 * server_cpu / cold["requests"], 2),
+        "client_cores_needed_at_capacity": round(client_cpu / cold["requests"] * capacity, 2),
         "cpu_count": os.cpu_count(),
+        "load_average_1m": round(os.getloadavg()[0], 1),
     }
     out = ROOT / "bench" / "results" / "pipelines.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -121,7 +135,9 @@ def main() -> None:
     print(json.dumps(result, indent=2))
     print(
         f"LLM stage: {rps:.1f} req/s of {capacity:.0f} capacity = {100 * rps / capacity:.1f}% "
-        f"(target >= 90%); re-run requests: {rerun_requests}"
+        f"(target >= 90%); re-run requests: {rerun_requests}; client CPU "
+        f"{result['client_cpu_ms_per_request']} ms/request; load average {result['load_average_1m']} on "
+        f"{os.cpu_count()} cores"
     )
 
 

@@ -478,7 +478,7 @@ def finish(
     if len(stored_ids(records_dir)) != len(table):
         write_records(records_dir, table)  # one atomic shard; ids already there are skipped
     final = read_table(records_dir)
-    from pipelines.runner import status_key
+    from pipelines.runner import status_key, status_reason
 
     counts: dict = {}
     for s in final.column("status").to_pylist():
@@ -507,6 +507,23 @@ def finish(
         data_files="verl/*.parquet",
         description=cfg.description or None,
     )
+    by_source: dict = {}
+    for src, status, transform in zip(
+        final.column("source").to_pylist(),
+        final.column("status").to_pylist(),
+        final.column("transform").to_pylist(),
+        strict=True,
+    ):
+        key = src.split(":", 1)[0] if src.startswith("synthetic:") else src
+        row = by_source.setdefault(key, {"records": 0, "status": {}, "transform": {}, "reasons": {}})
+        row["records"] += 1
+        if status != "kept":
+            reason = status_reason(status)
+            row["reasons"][reason] = row["reasons"].get(reason, 0) + 1
+        row["status"][status_key(status)] = row["status"].get(status_key(status), 0) + 1
+        if status == "kept":
+            row["transform"][transform or "none"] = row["transform"].get(transform or "none", 0) + 1
+    reports["by_source"] = by_source
     summary = {
         "name": cfg.name,
         "counts": counts,
@@ -532,11 +549,18 @@ def finish(
 
 
 def _final_table(result: BuildResult):
+    """Per source: records, kept, the transforms of the kept ones, and the reject reasons."""
     from rich.table import Table
 
-    t = Table(title="final records by status")
-    t.add_column("status")
-    t.add_column("rows", justify="right")
-    for k, v in sorted(result.counts.items(), key=lambda kv: (kv[0] != "kept", -kv[1])):
-        t.add_row(k, str(v))
+    t = Table(title="final records by source")
+    for col in ("source", "records", "kept", "kept by transform", "not kept"):
+        t.add_column(col, justify="right" if col in ("records", "kept") else "left")
+    by_source = result.reports.get("by_source", {})
+    for src, row in sorted(by_source.items()):
+        transforms = ", ".join(f"{k} {v}" for k, v in sorted(row["transform"].items(), key=lambda kv: -kv[1]))
+        rejects = ", ".join(
+            f"{k} {v}" for k, v in sorted(row["status"].items(), key=lambda kv: -kv[1]) if k != "kept"
+        )
+        t.add_row(src, str(row["records"]), str(row["status"].get("kept", 0)), transforms, rejects)
+    t.add_row("all", str(sum(result.counts.values())), str(result.kept), "", "")
     return t

@@ -10,6 +10,7 @@ on the network), bounded by `window`.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
@@ -31,8 +32,17 @@ class StageStats:
 
 
 def status_key(status: str) -> str:
-    """`needs_llm: tuple or several answers` -> `needs_llm`, for summary tables."""
-    return status.split(":", 1)[0]
+    """A short group for summary tables: `needs_llm: tuple ...` -> `needs_llm`,
+    `duplicate_of:<id>` -> `duplicate_of`, but `rejected:proof` keeps its reason."""
+    head, _, rest = status.partition(":")
+    if head == "rejected" and rest:
+        return "rejected:" + re.split(r"[:(]", rest.strip(), maxsplit=1)[0].strip()
+    return head
+
+
+def status_reason(status: str) -> str:
+    """The status without record-specific details (ids, parenthesised values), for reason counts."""
+    return re.sub(r"\s*\(.*?\)|(_of|contaminated):.*$", r"\1", status).strip()[:80]
 
 
 async def run_stage_async(
