@@ -366,12 +366,13 @@ def build(
         from pipelines.rewrite import rewrite_record
         from pipelines.validate import validate_record
 
+        # sources show their own progress (the AoPS crawl), so acquire before the stage bars start
+        acquired = acquire(cfg, out, offline=offline, limit=limit)
+        _check_unique_ids(acquired)
         pbar = make_progress() if progress else None
         try:
             if pbar is not None:
                 pbar.start()
-            acquired = acquire(cfg, out, offline=offline, limit=limit)
-            _check_unique_ids(acquired)
             kw = {"chunk_size": cfg.chunk_size, "progress": pbar}
             stats.append(
                 await run_stage_async("acquire", acquired, stages_dir / "1_acquire", lambda r: r, **kw)

@@ -218,3 +218,34 @@ def test_dapo_build_survives_kill_9(tmp_path):
     for stage in ("1_acquire", "2_classify", "3_rewrite", "4_validate"):
         stage_ids = read_table(out / "stages" / stage).column("id").to_pylist()
         assert len(stage_ids) == len(set(stage_ids)) == 675
+
+
+def test_cli_build_limit_and_errors(tmp_path):
+    from typer.testing import CliRunner
+
+    from dapo_cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(
+        app,
+        ["build", str(ROOT / "examples" / "demo.yaml"), "--out", str(tmp_path / "o"), "--limit", "20", "-q"],
+    )
+    assert res.exit_code == 0, res.output
+    assert len(read_table(tmp_path / "o" / "records")) == 20
+    bad = _write(tmp_path, {"sources": [_synthetic()], "exports": {}})
+    res = runner.invoke(app, ["build", str(bad), "--out", str(tmp_path / "p")])
+    assert res.exit_code == 2
+    assert "unknown key 'exports' in (top level): did you mean 'export'?" in res.output
+
+
+def test_cli_rules_report():
+    from typer.testing import CliRunner
+
+    from dapo_cli import app
+
+    res = CliRunner().invoke(
+        app, ["rules-report", str(ROOT / "data" / "sources" / "olympiadbench.jsonl"), "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    assert report["rewritten"] + report["needs_llm"] + report["rejected"] == report["total"] == 675

@@ -152,3 +152,16 @@ def test_radical_property(a, b, c, d):
     assert isinstance(out, Rewrite), (original, out)
     rebuilt = _value_from_params(out.rule, out.detail, int(out.answer))
     assert sympy.simplify(rebuilt - value) == 0
+
+
+def test_unit_and_decimal_sentences_both_survive():
+    out = apply_rules("What percent is left? Express your answer as a percent.", "62.5\\%")
+    assert out.answer == "625"
+    assert "Express your answer" not in out.problem
+    assert "Give the answer as a percentage, without the percent sign." in out.problem
+    assert out.problem.endswith("find $10x$.")
+
+
+def test_integer_answers_keep_the_statement():
+    problem = "How many apples? Express your answer as a whole number."
+    assert apply_rules(problem, "12").problem == problem
