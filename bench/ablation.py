@@ -49,8 +49,19 @@ def build_corpus(work: Path, *, n_train: int, n_eval: int, seed: int) -> tuple[P
                 yaml.safe_dump(
                     {
                         "name": f"ablation-{name}",
-                        "sources": [{"kind": "synthetic", "n": n, "seed": s, "split": split}],
-                    }
+                        # the demo's task mix (examples/demo.yaml)
+                        "sources": [
+                            {
+                                "kind": "synthetic",
+                                "n": n,
+                                "seed": s,
+                                "split": split,
+                                "kinds": ["add", "sub", "mul", "linear"],
+                                "difficulty": [1, 2],
+                            }
+                        ],
+                        "rewrite": {"rules": True, "llm": {"enabled": False}},
+                    }  # fmt: skip
                 )
             )
             dapo = Path(sys.executable).with_name("dapo")
