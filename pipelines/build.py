@@ -386,9 +386,9 @@ def build(
             llm = client if (client is not None and llm_cfg.enabled) else None
 
             async def rewrite(r: dict) -> dict:
-                if not cfg.rewrite.rules and llm is None:
-                    return r
-                return await rewrite_record(r, llm, cross_check=llm_cfg.cross_check)
+                return await rewrite_record(
+                    r, llm, cross_check=llm_cfg.cross_check, use_rules=cfg.rewrite.rules
+                )
 
             window = max(cfg.chunk_size, 4 * llm_cfg.concurrency)
             stats.append(

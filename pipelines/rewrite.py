@@ -146,23 +146,27 @@ def apply_rewrite(record: dict, rw: Rewrite) -> dict:
     }
 
 
-def rewrite_with_rules(record: dict) -> tuple[dict, Miss | None]:
+def rewrite_with_rules(record: dict, *, use_rules: bool = True) -> tuple[dict, Miss | None]:
     """Apply the rules to a kept record; a record that already has an integer answer passes."""
     if record.get("status") != "kept":
         return record, None
     if record.get("answer") is not None and record.get("problem"):
-        return record, None  # the source already gave an integer problem (synthetic, GSM8K)
+        return record, None  # the source already gave an integer problem (synthetic generators)
+    if not use_rules:
+        return record, Miss("rules disabled in the config")
     out = apply_rules(record.get("problem") or record["original_problem"], record.get("original_answer"))
     if isinstance(out, Miss):
         return record, out
     return apply_rewrite(record, out), None
 
 
-async def rewrite_record(record: dict, llm=None, *, cross_check: bool = False) -> dict:
+async def rewrite_record(
+    record: dict, llm=None, *, cross_check: bool = False, use_rules: bool = True
+) -> dict:
     """Rules first; on a miss (or with `cross_check`) ask the LLM; rejects carry their reason."""
     from pipelines.llm import BudgetExceeded, LLMError
 
-    done, miss = rewrite_with_rules(record)
+    done, miss = rewrite_with_rules(record, use_rules=use_rules)
     if record.get("status") != "kept":
         return record
     ruled = miss is None and done.get("transform") not in (None, "llm") and done is not record
@@ -172,7 +176,9 @@ async def rewrite_record(record: dict, llm=None, *, cross_check: bool = False) -
     if miss is None and not (cross_check and llm is not None and ruled):
         return done
     try:
-        reply = await llm.complete(build_messages(record["original_problem"], record.get("original_answer")))
+        # `problem` when classify already cleaned the statement (an AMC stem without its choices)
+        statement = record.get("problem") or record["original_problem"]
+        reply = await llm.complete(build_messages(statement, record.get("original_answer")))
         parsed = parse_reply(reply.text)
     except BudgetExceeded as e:
         return {**record, "status": f"llm_budget: {e}"}

@@ -142,3 +142,34 @@ def test_olympiadbench_report(tmp_path):
     # OlympiadBench mixes integers, fractions, radicals and tuples: each outcome must be present
     assert {"identity", "fraction"} <= set(report["by_rule"])
     assert "tuple or several answers" in report["needs_llm_reasons"]
+
+
+def test_rules_can_be_switched_off(server, tmp_path):
+    rec = _rec("What is the probability?", "\\frac{3}{8}")
+    out = asyncio.run(rewrite_record(rec, None, use_rules=False))
+    assert out["status"] == "needs_llm: rules disabled in the config"
+    server.script(GOOD.format(answer="11"))
+    settings = LLMSettings(enabled=True, base_url=server.base_url, model="m", backoff_s=0.01)
+    client = LLMClient(settings, cache_dir=tmp_path)
+
+    async def go():
+        try:
+            return await rewrite_record(rec, client, use_rules=False)
+        finally:
+            await client.aclose()
+
+    out = asyncio.run(go())
+    assert out["transform"] == "llm" and out["answer"] == "11" and client.usage["requests"] == 1
+
+
+def test_llm_sees_the_cleaned_statement(server, tmp_path):
+    rec = {**_rec("Which is it? (A) 1 (B) 2 (C) (1,2)", "(1,2)"), "problem": "Which pair is it?"}
+    server.script(GOOD.format(answer="3"))
+    out, _ = _run(rec, server, tmp_path)
+    assert out["answer"] == "3"
+    # the scripted server matched on the last user message, which carried the cleaned stem
+    server.script(
+        "nothing", rules=[{"match": "Problem: Which pair is it?", "content": GOOD.format(answer="4")}]
+    )
+    out, _ = _run(rec, server, tmp_path / "fresh")
+    assert out["answer"] == "4"
