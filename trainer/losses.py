@@ -13,6 +13,11 @@ import torch.nn.functional as F
 from torch import Tensor
 
 AGG_MODES = ("token_mean", "seq_mean_token_mean", "seq_sum_token_mean", "token_sum_constant")
+MAX_LOG_RATIO = 20.0  # exp(20) ~ 5e8: far outside any clip band, and no inf (whose backward is 0 * inf = nan)
+
+
+def _ratio(logp: Tensor, old_logp: Tensor) -> Tensor:
+    return torch.exp((logp - old_logp).clamp(-MAX_LOG_RATIO, MAX_LOG_RATIO))
 
 
 def masked_mean(x: Tensor, mask: Tensor) -> Tensor:
@@ -34,7 +39,7 @@ def clipped_token_loss(
     Returns (loss [B,T], clip_low [B,T], clip_high [B,T]); a flag marks a token whose gradient the
     clip removed: A < 0 with r below the band (clip_low) or A > 0 with r above it (clip_high).
     """
-    ratio = torch.exp(logp - old_logp)  # [B, T]
+    ratio = _ratio(logp, old_logp)  # [B, T]
     clipped = ratio.clamp(1.0 - eps_low, 1.0 + eps_high)
     loss = _ppo_surrogate(ratio, clipped, adv)
     clip_low = (ratio < 1.0 - eps_low) & (adv < 0)
@@ -69,7 +74,7 @@ def dcpo_token_loss(
     The cap bounds the loss of negative-advantage tokens whose ratio exploded (the unclipped
     branch would otherwise grow without limit); capped tokens count as clip_high.
     """
-    ratio = torch.exp(logp - old_logp)
+    ratio = _ratio(logp, old_logp)
     low, high = dcpo_bounds(old_logp, eps_low=eps_low, eps_high=eps_high, ratio_cap=ratio_cap)
     capped = ratio.clamp(max=ratio_cap)
     clipped = torch.maximum(torch.minimum(ratio, high), low)
@@ -97,7 +102,7 @@ def gspo_seq_loss(
     mask = mask.float()
     n = mask.sum(dim=1).clamp(min=1)  # [B]
     log_s = ((logp - old_logp) * mask).sum(dim=1) / n
-    s = torch.exp(log_s)  # [B]
+    s = torch.exp(log_s.clamp(-MAX_LOG_RATIO, MAX_LOG_RATIO))  # [B]
     clipped = s.clamp(1.0 - eps_low, 1.0 + eps_high)
     loss = _ppo_surrogate(s, clipped, adv_seq)
     return loss, (s < 1.0 - eps_low) & (adv_seq < 0), (s > 1.0 + eps_high) & (adv_seq > 0)
