@@ -76,11 +76,35 @@ def build_corpus(work: Path, *, n_train: int, n_eval: int, seed: int) -> tuple[P
             ]
             subprocess.run(cmd, check=True)
         out[name] = d
+    train = out["train"] / "verl" / "train.parquet"
     return (
-        out["train"] / "verl" / "train.parquet",
-        out["eval"] / "verl" / "train.parquet",
+        train,
+        held_out(out["eval"] / "verl" / "train.parquet", train, work / "eval.parquet"),
         out["train"] / "records",
     )
+
+
+def held_out(eval_parquet: Path, train_parquet: Path, dest: Path) -> Path:
+    """The eval rows whose prompt text is not also a training prompt (two seeds can draw the same problem)."""
+    import pyarrow.parquet as pq
+
+    if dest.exists():
+        return dest
+    seen = {
+        json.dumps(p, sort_keys=True)
+        for p in pq.read_table(train_parquet, columns=["prompt"]).column("prompt").to_pylist()
+    }
+    table = pq.read_table(eval_parquet)
+    keep = [
+        i
+        for i, p in enumerate(table.column("prompt").to_pylist())
+        if json.dumps(p, sort_keys=True) not in seen
+    ]
+    print(f"held-out eval: {len(keep)} of {table.num_rows} prompts do not occur in the training set")
+    tmp = dest.with_name(dest.name + ".tmp")
+    pq.write_table(table.take(keep), tmp)
+    os.replace(tmp, dest)
+    return dest
 
 
 def warm_up(
