@@ -157,6 +157,13 @@ def parse_answer(answer: str) -> Parsed | Miss:
     return Parsed(value=value, unit=unit, decimals=decimals)
 
 
+def _log10_size(x: sympy.Expr) -> float:
+    """|log10 |x||, without overflowing floats for huge rationals."""
+    if x.is_Rational:
+        return abs(abs(x.p).bit_length() - x.q.bit_length()) * math.log10(2) + 1
+    return abs(math.log10(abs(float(x))))
+
+
 def _safe_eval(expr: sympy.Expr) -> sympy.Expr | Miss:
     """Evaluate bottom-up, refusing powers and factorials whose size would hang sympy."""
     if not expr.args:
@@ -167,12 +174,11 @@ def _safe_eval(expr: sympy.Expr) -> sympy.Expr | Miss:
         if isinstance(v, Miss):
             return v
         args.append(v)
-    if isinstance(expr, sympy.Pow):
+    if isinstance(expr, sympy.Pow) and all(a.is_number for a in args) and args[1].is_real and args[0] != 0:
         base, exp = args
-        if base.is_number and exp.is_number and exp.is_real and abs(base) > 1:
-            size = abs(float(exp)) * math.log10(abs(float(base)) if abs(base) < 1e300 else 300)
-            if size > _POW_LIMIT:
-                return Miss("number too large")
+        # digits of the result ~ |exp| * |log10 |base||, on both sides of 1 (2^9999, (1/2)^-9999)
+        if abs(exp) > 10**6 or abs(float(exp)) * _log10_size(base) > _POW_LIMIT:
+            return Miss("number too large")
     if isinstance(expr, sympy.factorial) and args[0].is_number and args[0] > 800:
         return Miss("number too large")
     try:

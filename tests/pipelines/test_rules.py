@@ -109,6 +109,7 @@ def test_fraction_statement_replaces_express_as_sentence():
         ("\\sqrt[3]{2}", "irrational form", True),
         ("5^{5^{5^{5^{5}}}}", "too large", True),
         ("2^{1009}", "integer too large", True),
+        ("\\left(\\frac{1}{2}\\right)^{-10^{9}}", "number too large", True),
         ("3 \\text{ or } 4", "several answers", True),
         ("", "empty answer", False),
         (None, "empty answer", False),
