@@ -44,12 +44,23 @@ def query(path: str | os.PathLike, sql: str) -> Any:
         con.close()
 
 
-def _counts(con, column: str, limit: int = 50) -> dict[str, int]:
+GROUPED = ("source", "status", "transform", "competition", "year")
+
+
+def _grouped_counts(con, limits: dict[str, int]) -> dict[str, dict[str, int]]:
+    """All per-column counts in one scan (GROUPING SETS), most frequent first."""
+    cols = ", ".join(GROUPED)
+    sets = ", ".join(f"({c})" for c in GROUPED)
     rows = con.execute(
-        f"SELECT coalesce(CAST({column} AS VARCHAR), '<null>') AS k, count(*) AS n FROM records "
-        f"GROUP BY ALL ORDER BY n DESC, k LIMIT {limit}"
+        f"SELECT {cols}, grouping({cols}) AS g, count(*) AS n FROM records GROUP BY GROUPING SETS ({sets})"
     ).fetchall()
-    return {k: n for k, n in rows}
+    out: dict[str, list] = {c: [] for c in GROUPED}
+    for row in rows:
+        g = row[len(GROUPED)]
+        i = [k for k in range(len(GROUPED)) if not (g >> (len(GROUPED) - 1 - k)) & 1][0]
+        key = "<null>" if row[i] is None else str(row[i])
+        out[GROUPED[i]].append((key, row[-1]))
+    return {c: dict(sorted(v, key=lambda kv: (-kv[1], kv[0]))[: limits.get(c, 50)]) for c, v in out.items()}
 
 
 def stats(path: str | os.PathLike) -> dict:
@@ -57,30 +68,31 @@ def stats(path: str | os.PathLike) -> dict:
     percentiles of the statement; reject reasons (status up to its first ':')."""
     con = connect(path)
     try:
-        total, kept = con.execute(
-            "SELECT count(*), count(*) FILTER (status = 'kept') FROM records"
-        ).fetchone()
+        counts = _grouped_counts(con, {"status": 10**9, "year": 100})
+        total = sum(counts["status"].values()) if counts["status"] else 0
+        kept = counts["status"].get("kept", 0)
         lo, hi, n_int = con.execute(
             "SELECT min(a), max(a), count(a) FROM (SELECT TRY_CAST(answer AS HUGEINT) AS a FROM records)"
         ).fetchone()
+        # lengths of the rewritten statement, or of the original where no rewrite exists; two branches so
+        # DuckDB reads original_problem only for row groups that have null problems
         p = con.execute(
-            "SELECT quantile_cont(l, [0.5, 0.9, 0.99]), max(l), avg(l) FROM "
-            "(SELECT length(coalesce(problem, original_problem)) AS l FROM records)"
+            "SELECT quantile_cont(l, [0.5, 0.9, 0.99]), max(l), avg(l) FROM ("
+            "SELECT length(problem) AS l FROM records WHERE problem IS NOT NULL UNION ALL "
+            "SELECT length(original_problem) FROM records WHERE problem IS NULL)"
         ).fetchone()
-        rejects = con.execute(
-            "SELECT split_part(status, ':', 1) AS reason, count(*) AS n FROM records WHERE status <> 'kept' "
-            "GROUP BY ALL ORDER BY n DESC, reason"
-        ).fetchall()
+        rejects: dict[str, int] = {}
+        for status, n in counts["status"].items():
+            if status != "kept":
+                reason = status.split(":", 1)[0]
+                rejects[reason] = rejects.get(reason, 0) + n
+        counts["status"] = dict(list(counts["status"].items())[:20])
         return {
             "path": str(path),
             "rows": total,
             "kept": kept,
             "rejected": total - kept,
-            "by_source": _counts(con, "source"),
-            "by_status": _counts(con, "status", limit=20),
-            "by_transform": _counts(con, "transform"),
-            "by_competition": _counts(con, "competition"),
-            "by_year": _counts(con, "year", limit=100),
+            **{f"by_{c}": counts[c] for c in GROUPED},
             "answer": {
                 "integer_answers": n_int,
                 "min": None if lo is None else int(lo),
@@ -93,7 +105,7 @@ def stats(path: str | os.PathLike) -> dict:
                 "max": p[1],
                 "mean": None if p[2] is None else round(p[2], 1),
             },
-            "reject_reasons": {r: n for r, n in rejects},
+            "reject_reasons": dict(sorted(rejects.items(), key=lambda kv: (-kv[1], kv[0]))),
         }
     finally:
         con.close()

@@ -242,7 +242,7 @@ def decontaminate(
                 "reference_preview": ref_texts[r][:160],
             }
         )
-    out = table.set_column(table.schema.get_field_index("status"), "status", pa.array(status, pa.string()))
+    out = table.set_column(table.schema.get_field_index("status"), table.schema.field("status"), pa.array(status, pa.string()))
     by_bench: dict[str, int] = {}
     for h in hits:
         by_bench[h["benchmark"]] = by_bench.get(h["benchmark"], 0) + 1

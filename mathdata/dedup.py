@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -76,22 +77,10 @@ def minhash_signatures(
     present, starts = np.unique(docs, return_index=True)
     x = grams >> np.uint64(32)  # 32-bit shingle value; the multiply-shift below needs w=32 inputs
     a, b = _permutations(num_perm, seed)
-
-    def fill(ks: range) -> None:
-        with np.errstate(over="ignore"):
-            for k in ks:
-                h = (x * a[k] + b[k]) >> np.uint64(32)
-                sig[present, k] = np.minimum.reduceat(h, starts)
-
-    # numpy releases the GIL inside ufuncs, so threads over disjoint permutations use every core
-    workers = max(1, min(_WORKERS, num_perm))
-    if workers == 1:
-        fill(range(num_perm))
-    else:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(fill, [range(i, num_perm, workers) for i in range(workers)]))
+    with np.errstate(over="ignore"):
+        for k in range(num_perm):
+            h = (x * a[k] + b[k]) >> np.uint64(32)
+            sig[present, k] = np.minimum.reduceat(h, starts)
     return sig
 
 
@@ -146,17 +135,21 @@ def near_duplicate_pairs(
     keys = np.empty((n, bands), dtype=np.uint64)
     sig16 = np.empty((n, num_perm), dtype=np.uint16)  # enough bits to estimate Jaccard, half the memory
     empty = np.zeros(n, dtype=bool)
-    with Progress(disable=not progress, transient=True) as prog:
+    def sketch(start: int):
+        chunk = texts.slice(start, _CHUNK)
+        offsets, hashes = token_hashes(tokenize(chunk))
+        docs, grams = ngram_hashes(offsets, hashes, shingle_size)
+        sig = minhash_signatures(docs, grams, len(chunk), num_perm, seed)
+        return start, _band_keys(sig, bands, rows), sig.astype(np.uint16), np.diff(offsets) == 0
+
+    # chunks run in threads: Arrow kernels and numpy ufuncs release the GIL
+    with Progress(disable=not progress, transient=True) as prog, ThreadPoolExecutor(_WORKERS) as pool:
         task = prog.add_task("minhash", total=n)
-        for start in range(0, n, _CHUNK):
-            chunk = texts.slice(start, _CHUNK)
-            offsets, hashes = token_hashes(tokenize(chunk))
-            docs, grams = ngram_hashes(offsets, hashes, shingle_size)
-            sig = minhash_signatures(docs, grams, len(chunk), num_perm, seed)
-            keys[start : start + len(chunk)] = _band_keys(sig, bands, rows)
-            sig16[start : start + len(chunk)] = sig.astype(np.uint16)
-            empty[start : start + len(chunk)] = np.diff(offsets) == 0
-            prog.advance(task, len(chunk))
+        for start, k, s16, e in pool.map(sketch, range(0, n, _CHUNK)):
+            keys[start : start + len(k)] = k
+            sig16[start : start + len(k)] = s16
+            empty[start : start + len(k)] = e
+            prog.advance(task, len(k))
     us, vs = [], []
     for i in range(bands):
         u, v = _bucket_edges(np.where(empty, np.arange(n, dtype=np.uint64), keys[:, i]))
@@ -216,7 +209,8 @@ def dedup(
 
     t0 = time.perf_counter()
     kept = np.flatnonzero(pc.equal(table.column("status"), "kept").to_numpy(zero_copy_only=False))
-    sub = table.take(kept)
+    needed = ["id", "source", "original_problem", "problem", "answer", "solution", "status"]
+    sub = table.select(needed) if len(kept) == len(table) else table.select(needed).take(kept)
     texts = pc.coalesce(sub.column("problem"), sub.column("original_problem"))
     enc = pc.dictionary_encode(normalize_texts(texts))
     exact_group = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -270,9 +264,10 @@ def dedup(
         pc.binary_join_element_wise(pa.array(prefix, pa.string()), rep_ids, ""),
         sub.column("status").combine_chunks() if len(sub) else pa.array([], pa.string()),
     )
-    status = table.column("status").combine_chunks().to_numpy(zero_copy_only=False).astype(object)
-    status[kept] = np.asarray(new_status.to_numpy(zero_copy_only=False), dtype=object)
-    out = table.set_column(table.schema.get_field_index("status"), "status", pa.array(status, pa.string()))
+    kept_mask = np.zeros(len(table), dtype=bool)
+    kept_mask[kept] = True
+    status = pc.replace_with_mask(table.column("status").combine_chunks(), pa.array(kept_mask), new_status)
+    out = table.set_column(table.schema.get_field_index("status"), table.schema.field("status"), status)
 
     in_cluster = sizes[cluster] > 1
     members = np.flatnonzero(in_cluster)

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from mathdata.schema import (
@@ -63,7 +62,11 @@ def _open_schema(f: Path) -> pa.Schema:
     return schema
 
 
-def _dataset(path: str | os.PathLike) -> tuple[ds.Dataset | None, list[Path]]:
+def _dataset(path: str | os.PathLike):
+    """(pyarrow Dataset or None when shards need migrating, files); pyarrow.dataset is imported
+    here because it pulls in pandas (~0.4 s), which `dapo data stats` does not need."""
+    import pyarrow.dataset as ds
+
     files = shard_files(path)
     if not files:
         return None, []
