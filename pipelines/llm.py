@@ -114,6 +114,19 @@ def _retry_after(exc: BaseException) -> float | None:
     return None
 
 
+def _read_reply(data) -> tuple[str, int, int]:
+    """(text, prompt tokens, completion tokens) of a chat completion body; ValueError if malformed."""
+    try:
+        text = data["choices"][0]["message"]["content"]
+        usage = data.get("usage") or {}
+        pt, ct = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+    except (KeyError, IndexError, TypeError, AttributeError) as e:
+        raise ValueError(f"malformed chat completion body: {type(e).__name__} {e}") from e
+    if text is not None and not isinstance(text, str):
+        raise ValueError("malformed chat completion body: content is not a string")
+    return text or "", pt, ct
+
+
 class LLMClient:
     """One client per run. `usage` counts requests, cache hits, retries, failures and tokens."""
 
@@ -200,7 +213,6 @@ class LLMClient:
 
     async def _request(self, messages: list[dict], temperature: float) -> Completion:
         import openai
-        from openai.types.chat import ChatCompletion
         from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
         if self._client is None:
@@ -234,12 +246,13 @@ class LLMClient:
                 with attempt:
                     self._spend_check()
                     self.usage["requests"] += 1
-                    # the generic `post` of the same client: `chat.completions.create` first walks
-                    # every message through its TypedDict transform, ~3 ms of CPU per request,
-                    # which caps throughput long before a vLLM fleet does
-                    resp = await self._client.post(
+                    # the generic `post` of the same client, read as plain JSON: the typed
+                    # `chat.completions.create` walks every message through a TypedDict transform
+                    # and builds pydantic models, several ms of CPU per request, which caps
+                    # throughput long before a vLLM fleet does
+                    data = await self._client.post(
                         "/chat/completions",
-                        cast_to=ChatCompletion,
+                        cast_to=dict,
                         body={
                             "model": self.settings.model,
                             "messages": messages,
@@ -247,20 +260,16 @@ class LLMClient:
                             "max_tokens": self.settings.max_tokens,
                         },
                     )
-                    if not resp.choices or resp.choices[0].message is None:
-                        raise ValueError("reply has no choices")
+                    text, pt, ct = _read_reply(data)
         except BudgetExceeded:
             raise
         except Exception as e:
             self.usage["failures"] += 1
             raise LLMError(f"{type(e).__name__}: {str(e)[:200]}") from e
-        usage = resp.usage
-        pt = usage.prompt_tokens if usage else 0
-        ct = usage.completion_tokens if usage else 0
         self.usage["completions"] += 1
         self.usage["prompt_tokens"] += pt
         self.usage["completion_tokens"] += ct
-        return Completion(resp.choices[0].message.content or "", False, pt, ct)
+        return Completion(text, False, pt, ct)
 
     async def aclose(self) -> None:
         if self._client is not None:
