@@ -141,23 +141,22 @@ def make_progress():
 
 
 def summary_table(stats: list[StageStats], title: str = "pipeline summary"):
-    """A rich table: per stage, records in, resumed, processed, and the output by status."""
+    """A rich table: per stage, records in, resumed, processed, kept, and why the rest is not."""
     from rich.table import Table
 
-    keys: list[str] = []
-    for s in stats:
-        keys += [k for k in s.status if k not in keys]
-    keys = ["kept", *sorted(k for k in keys if k != "kept")] if "kept" in keys else sorted(keys)
     table = Table(title=title)
-    for col in ("stage", "in", "resumed", "done", *keys, "s"):
-        table.add_column(col, justify="left" if col == "stage" else "right")
+    for col in ("stage", "in", "resumed", "done", "errors", "kept", "not kept (why)", "s"):
+        table.add_column(col, justify="left" if col in ("stage", "not kept (why)") else "right")
     for s in stats:
+        why = ", ".join(f"{k} {n}" for k, n in s.status.most_common() if k != "kept")
         table.add_row(
             s.name,
             str(s.total),
             str(s.resumed),
             str(s.processed),
-            *(str(s.status.get(k, "")) for k in keys),
+            str(s.errors),
+            str(s.status.get("kept", 0)),
+            why,
             f"{s.seconds:.1f}",
         )
     return table
