@@ -251,3 +251,62 @@ def write_card(
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, out)
     return out
+
+
+def bundled_benchmarks_card(out_dir_or_file: str | os.PathLike = "data_cards/mathdata-benchmarks") -> Path:
+    """The example card in data_cards/: the four bundled evaluation sets, deduplicated and
+    checked against each other (each set against the other three), as `dapo data` would."""
+    from mathdata.benchmarks import LICENSES, list_benchmarks, load_benchmark
+    from mathdata.decontam import decontaminate
+    from mathdata.dedup import dedup
+
+    names = list_benchmarks()
+    parts = [load_benchmark(n) for n in names]
+    table = pa.concat_tables(parts)
+    d = dedup(table)
+    hits: dict = {
+        "n": None,
+        "references": {},
+        "checked": 0,
+        "contaminated": 0,
+        "by_benchmark": {},
+        "items_hit": [],
+    }
+    marked = []
+    for name in names:
+        part = d.table.filter(pc.equal(d.table.column("source"), f"benchmark:{name}"))
+        t, rep = decontaminate(part, [o for o in names if o != name])
+        marked.append(t)
+        hits.update({k: rep[k] for k in ("n", "min_overlap")})
+        hits["references"] = {n: len(p) for n, p in zip(names, parts, strict=True)}
+        hits["checked"] += rep["checked"]
+        hits["contaminated"] += rep["contaminated"]
+        for b, c in rep["by_benchmark"].items():
+            hits["by_benchmark"][b] = hits["by_benchmark"].get(b, 0) + c
+        hits["items_hit"] += rep["items_hit"]
+    final = pa.concat_tables(marked)
+    steps = [
+        {
+            "name": "import bundled JSONL",
+            "records": len(table),
+            "kept": int(pc.sum(pc.equal(table.column("status"), "kept")).as_py()),
+        },
+        {"name": "dedup", "records": len(d.table), "kept": d.report["kept_out"]},
+        {
+            "name": "decontaminate (each set vs the others)",
+            "records": len(final),
+            "kept": int(pc.sum(pc.equal(final.column("status"), "kept")).as_py()),
+        },
+    ]
+    return write_card(
+        out_dir_or_file,
+        name="mathdata-benchmarks",
+        table=final,
+        steps=steps,
+        dedup_report=d.report,
+        decontam_report=hits,
+        license="other",
+        sources=[f"{n}: mathdata/benchmarks/{n}.jsonl ({LICENSES.get(n, 'see source')})" for n in names],
+        description="The evaluation sets bundled with mathdata (AIME 2024, AIME 2025, AMC 2023, MATH-500) as "
+        "records. For evaluation and decontamination only: never train on them.",
+    )

@@ -274,3 +274,13 @@ def import_benchmark(
     except (*_errors(), KeyError) as e:
         _fail(e)
     typer.echo(f"{n} records written to {out}")
+
+
+@data_app.command("card-benchmarks")
+def card_benchmarks(
+    out: Path = typer.Option(Path("data_cards/mathdata-benchmarks"), help="directory or README.md path"),
+) -> None:
+    """Regenerate the example card of the bundled evaluation sets (data_cards/mathdata-benchmarks)."""
+    from mathdata.card import bundled_benchmarks_card
+
+    typer.echo(f"wrote {bundled_benchmarks_card(out)}")

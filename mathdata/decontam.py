@@ -206,11 +206,13 @@ def decontaminate(
     plain_index = _index(ref_norm, ~long_ref, n, False, max_df)
     exact_ref = {t: i for i, t in enumerate(ref_norm.to_pylist()) if t}
 
-    kept = np.flatnonzero(pc.equal(table.column("status"), "kept").to_numpy(zero_copy_only=False))
+    kept_mask = pc.equal(table.column("status"), "kept")
+    kept = np.flatnonzero(kept_mask.to_numpy(zero_copy_only=False))
+    kept_texts = table.select(["original_problem", "problem"]).filter(kept_mask)  # filter: take is slow on chunks
     best: dict[int, tuple[float, int, int]] = {}  # kept position -> (overlap, shared, ref index)
     for start in range(0, len(kept), _CHUNK):
         rows = kept[start : start + _CHUNK]
-        sub = table.take(rows)
+        sub = kept_texts.slice(start, _CHUNK)
         texts = pa.concat_arrays(
             [
                 sub.column("original_problem").combine_chunks(),

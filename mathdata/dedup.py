@@ -98,7 +98,7 @@ def _band_keys(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
 
 def _bucket_edges(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pairs inside equal-key buckets: each member to the bucket's first and to its predecessor."""
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
     sk = keys[order]
     new = np.ones(len(sk), dtype=bool)
     new[1:] = sk[1:] != sk[:-1]
@@ -126,8 +126,9 @@ def near_duplicate_pairs(
     same_numbers: bool = True,
     seed: int = 1,
     progress: bool = False,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
-    """Verified near-duplicate pairs (u, v, similarity) among already-normalised texts."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict, np.ndarray]:
+    """Verified near-duplicate pairs (u, v, similarity) among already-normalised texts, the
+    stats, and the (16-bit) signatures for later similarity estimates."""
     from rich.progress import Progress
 
     n = len(texts)
@@ -135,6 +136,7 @@ def near_duplicate_pairs(
     keys = np.empty((n, bands), dtype=np.uint64)
     sig16 = np.empty((n, num_perm), dtype=np.uint16)  # enough bits to estimate Jaccard, half the memory
     empty = np.zeros(n, dtype=bool)
+
     def sketch(start: int):
         chunk = texts.slice(start, _CHUNK)
         offsets, hashes = token_hashes(tokenize(chunk))
@@ -175,7 +177,7 @@ def near_duplicate_pairs(
         stats["rejected_numbers_differ"] = int((~agree).sum())
         u, v, sim = u[agree], v[agree], sim[agree]
     stats["verified_pairs"] = len(u)
-    return u, v, sim, stats
+    return u, v, sim, stats, sig16
 
 
 def _components(n: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -208,9 +210,11 @@ def dedup(
     import time
 
     t0 = time.perf_counter()
-    kept = np.flatnonzero(pc.equal(table.column("status"), "kept").to_numpy(zero_copy_only=False))
+    kept_mask = pc.equal(table.column("status"), "kept").to_numpy(zero_copy_only=False)
+    kept = np.flatnonzero(kept_mask)
     needed = ["id", "source", "original_problem", "problem", "answer", "solution", "status"]
-    sub = table.select(needed) if len(kept) == len(table) else table.select(needed).take(kept)
+    # filter, not take: take on a many-chunk table (one chunk per row group) is very slow
+    sub = table.select(needed) if len(kept) == len(table) else table.select(needed).filter(kept_mask)
     texts = pc.coalesce(sub.column("problem"), sub.column("original_problem"))
     enc = pc.dictionary_encode(normalize_texts(texts))
     exact_group = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -218,8 +222,9 @@ def dedup(
     t_exact = time.perf_counter() - t0
 
     near_stats: dict = {}
+    sig16 = None
     if near and len(uniques) > 1:
-        u, v, sim, near_stats = near_duplicate_pairs(
+        u, v, sim, near_stats, sig16 = near_duplicate_pairs(
             uniques,
             threshold=threshold,
             num_perm=num_perm,
@@ -264,8 +269,6 @@ def dedup(
         pc.binary_join_element_wise(pa.array(prefix, pa.string()), rep_ids, ""),
         sub.column("status").combine_chunks() if len(sub) else pa.array([], pa.string()),
     )
-    kept_mask = np.zeros(len(table), dtype=bool)
-    kept_mask[kept] = True
     status = pc.replace_with_mask(table.column("status").combine_chunks(), pa.array(kept_mask), new_status)
     out = table.set_column(table.schema.get_field_index("status"), table.schema.field("status"), status)
 
@@ -275,8 +278,8 @@ def dedup(
     similarity = np.ones(len(rep), dtype=np.float32)
     near_members = members[~is_exact[members]]
     if len(near_members):
-        similarity[near_members] = _text_similarity(
-            uniques, exact_group, near_members, rep, num_perm, shingle_size, seed
+        similarity[near_members] = _similarity(
+            sig16, exact_group[near_members], exact_group[rep[near_members]]
         )
     clusters = pa.table(
         {
@@ -316,16 +319,3 @@ def dedup(
         "seconds": {"exact": round(t_exact, 3), "total": round(time.perf_counter() - t0, 3)},
     }
     return DedupResult(out, clusters, report)
-
-
-def _text_similarity(uniques, exact_group, members, rep, num_perm, shingle_size, seed) -> np.ndarray:
-    """Estimated Jaccard between each near-duplicate and its representative (for the report)."""
-    a, b = exact_group[members], exact_group[rep[members]]
-    both = np.unique(np.concatenate([a, b]))
-    pos = {int(g): i for i, g in enumerate(both)}
-    offsets, hashes = token_hashes(tokenize(uniques.take(pa.array(both))))
-    docs, grams = ngram_hashes(offsets, hashes, shingle_size)
-    sig = minhash_signatures(docs, grams, len(both), num_perm, seed)
-    ia = np.fromiter((pos[int(g)] for g in a), np.int64, len(a))
-    ib = np.fromiter((pos[int(g)] for g in b), np.int64, len(b))
-    return _similarity(sig, ia, ib)
