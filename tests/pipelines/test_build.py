@@ -152,7 +152,9 @@ def test_build_with_llm_and_solver_against_scripted_server(server, tmp_path):
     assert frac["transform"] == "fraction" and frac["answer"] == "13" and frac["status"] == "kept"
     synth = [r for r in by_q.values() if r["source"].startswith("synthetic")]
     assert synth and all(r["status"].startswith("solver_disagrees: 0/3") for r in synth)
-    assert res.llm_usage["requests"] == 1 + 3 * 2 + 3 * len(synth)
+    usage = res.llm_usage
+    assert usage["completions"] == 1 + 3 * 2 + 3 * len(synth)  # one rewrite, k=3 solver draws per record
+    assert usage["requests"] == usage["completions"] + usage["retries"]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["llm_usage"]["requests"] == res.llm_usage["requests"]
     # a second build into a new folder with the same cache would be free: the cache is per --out,
