@@ -4,7 +4,7 @@ A stage's output is a mathdata store (a directory of immutable shards). Finished
 buffered and written a chunk at a time, each chunk one atomic shard; on restart the ids already
 in the output are skipped. So `kill -9` loses at most the records in flight, which the next
 run redoes, and no record is ever written twice. Records run concurrently (an LLM stage waits
-on the network), bounded by `window`.
+on the network): `window` workers take records in turn.
 """
 
 from __future__ import annotations
@@ -83,26 +83,18 @@ async def run_stage_async(
             write_records(out_dir, buffer)
             buffer.clear()
 
-    pending: set[asyncio.Task] = set()
-    it = iter(todo)
-    exhausted = False
-    while pending or not exhausted:
-        while not exhausted and len(pending) < window:
-            rec = next(it, None)
-            if rec is None:
-                exhausted = True
-                break
-            pending.add(asyncio.ensure_future(guarded(rec)))
-        if not pending:
-            break
-        finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-        for task in finished:
-            buffer.append(task.result())
+    it = iter(todo)  # shared by the workers; next() never awaits, so each record goes to one worker
+
+    async def worker() -> None:
+        for rec in it:
+            buffer.append(await guarded(rec))
             stats.processed += 1
-        if progress is not None:
-            progress.advance(task_id, len(finished))
-        if len(buffer) >= chunk_size:
-            flush()
+            if progress is not None:
+                progress.advance(task_id)
+            if len(buffer) >= chunk_size:
+                flush()  # synchronous: no other worker runs while a shard is written
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(window, len(todo))))))
     flush()
     if out_dir.exists():
         stats.status = Counter(
