@@ -208,7 +208,9 @@ def decontaminate(
 
     kept_mask = pc.equal(table.column("status"), "kept")
     kept = np.flatnonzero(kept_mask.to_numpy(zero_copy_only=False))
-    kept_texts = table.select(["original_problem", "problem"]).filter(kept_mask)  # filter: take is slow on chunks
+    kept_texts = table.select(["original_problem", "problem"]).filter(
+        kept_mask
+    )  # filter: take is slow on chunks
     best: dict[int, tuple[float, int, int]] = {}  # kept position -> (overlap, shared, ref index)
     for start in range(0, len(kept), _CHUNK):
         rows = kept[start : start + _CHUNK]
@@ -244,7 +246,9 @@ def decontaminate(
                 "reference_preview": ref_texts[r][:160],
             }
         )
-    out = table.set_column(table.schema.get_field_index("status"), table.schema.field("status"), pa.array(status, pa.string()))
+    out = table.set_column(
+        table.schema.get_field_index("status"), table.schema.field("status"), pa.array(status, pa.string())
+    )
     by_bench: dict[str, int] = {}
     for h in hits:
         by_bench[h["benchmark"]] = by_bench.get(h["benchmark"], 0) + 1

@@ -96,12 +96,17 @@ def token_hashes(tokens: pa.ListArray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser: spreads combined n-gram hashes over all 64 bits."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * np.uint64(0xBF58476D1CE4E5B9)
-    x = x ^ (x >> np.uint64(27))
-    x = x * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+    """splitmix64 finaliser (in place on a fresh copy): spreads combined hashes over all 64 bits."""
+    x = x.copy()
+    tmp = np.empty_like(x)
+    with np.errstate(over="ignore"):
+        for shift, mult in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
+            np.right_shift(x, np.uint64(shift), out=tmp)
+            np.bitwise_xor(x, tmp, out=x)
+            np.multiply(x, np.uint64(mult), out=x)
+        np.right_shift(x, np.uint64(31), out=tmp)
+        np.bitwise_xor(x, tmp, out=x)
+    return x
 
 
 def ngram_hashes(offsets: np.ndarray, hashes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -112,15 +117,20 @@ def ngram_hashes(offsets: np.ndarray, hashes: np.ndarray, n: int) -> tuple[np.nd
     """
     lengths = np.diff(offsets)
     ndocs = len(lengths)
-    doc_of = np.repeat(np.arange(ndocs, dtype=np.int64), lengths)
     with np.errstate(over="ignore"):
         if len(hashes) >= n:
             m = len(hashes) - n + 1
             g = hashes[:m].copy()
             for k in range(1, n):
-                g = g * _MIX + hashes[k : k + m]
-            valid = doc_of[:m] == doc_of[n - 1 : n - 1 + m]
-            docs, grams = doc_of[:m][valid], _mix64(g[valid])
+                np.multiply(g, _MIX, out=g)
+                np.add(g, hashes[k : k + m], out=g)
+            # an n-gram starting 1..n-1 tokens before a document's end crosses into the next one
+            valid = np.ones(m, dtype=bool)
+            for k in range(1, n):
+                idx = offsets[1:] - k
+                valid[idx[(idx >= 0) & (idx < m)]] = False
+            grams = _mix64(g[valid])
+            docs = np.repeat(np.arange(ndocs, dtype=np.int64), np.maximum(lengths - n + 1, 0))
         else:
             docs, grams = np.zeros(0, np.int64), np.zeros(0, np.uint64)
         short = np.flatnonzero((lengths > 0) & (lengths < n))
@@ -131,10 +141,9 @@ def ngram_hashes(offsets: np.ndarray, hashes: np.ndarray, n: int) -> tuple[np.nd
                 for h in hashes[offsets[d] : offsets[d + 1]]:
                     g = g * _MIX + h
                 extra[j] = g
-            docs = np.concatenate([docs, short])
-            grams = np.concatenate([grams, _mix64(extra)])
-            order = np.argsort(docs, kind="stable")
-            docs, grams = docs[order], grams[order]
+            at = np.searchsorted(docs, short)  # docs is sorted: insert keeps it so, no re-sort
+            docs = np.insert(docs, at, short)
+            grams = np.insert(grams, at, _mix64(extra))
     return docs, grams
 
 

@@ -53,3 +53,20 @@ def test_size_categories():
         "10K<n<100K",
         "1M<n<10M",
     ]
+
+
+def test_committed_example_card_is_generated_not_hand_written(tmp_path):
+    """data_cards/mathdata-benchmarks/README.md must equal a fresh `dapo data card-benchmarks` (date aside)."""
+    import re
+    from pathlib import Path
+
+    from mathdata.card import bundled_benchmarks_card
+
+    committed = Path(__file__).resolve().parents[2] / "data_cards" / "mathdata-benchmarks" / "README.md"
+    fresh = bundled_benchmarks_card(tmp_path / "card").read_text()
+
+    def undated(text):
+        return re.sub(r"on \d{4}-\d{2}-\d{2}", "on <date>", text)
+
+    assert undated(committed.read_text()) == undated(fresh)
+    assert "| non_integer_answer | 167 |" in fresh and "0 of 433 checked rows" in fresh

@@ -158,3 +158,17 @@ def test_dedup_scales_to_100k_rows_with_planted_pairs():
     q = bench.score(table, res.clusters, family, np.array(table.column("status").to_pylist()) == "kept")
     assert q["recall"] >= 0.95 and q["precision"] >= 0.99, q
     assert isinstance(res.clusters, pa.Table)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_ngram_hashes_stay_inside_documents(n):
+    texts = ["a b c d e", "x", "", "p q", "one two three", "u v w x y z q r", "a b c d e"]
+    offsets, hashes = token_hashes(tokenize(normalize_texts(texts)))
+    docs, grams = ngram_hashes(offsets, hashes, n)
+    lengths = np.diff(offsets)
+    expected_docs = [d for d, length in enumerate(lengths) if length for _ in range(max(length - n + 1, 1))]
+    assert docs.tolist() == expected_docs
+    first, last = grams[docs == 0], grams[docs == 6]
+    assert first.tolist() == last.tolist()  # same text, same n-grams
+    if n <= 2:
+        assert set(grams[docs == 5].tolist()).isdisjoint(grams[docs == 0].tolist())
