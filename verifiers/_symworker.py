@@ -37,11 +37,48 @@ def _numbers_agree(a, b) -> bool:
     return bool(abs(x - y) <= sympy.Float("1e-12", 40) * scale)
 
 
+_PROBES = (sympy.Rational(37, 100), sympy.Rational(123, 100))
+
+
+def _value(e, subs):
+    """A complex value of e with its free symbols substituted, or None."""
+    try:
+        v = complex(e.evalf(20, subs=subs))
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError, OverflowError):
+        return None
+    return v if v == v and abs(v) != float("inf") else None
+
+
+def _quick_mismatch(a, b) -> bool:
+    """Cheap numeric evidence that two expressions differ, so sympy.simplify is never reached.
+
+    Both are evaluated at probe points (every free symbol set to a distinct rational); a clear
+    difference at any point proves them different. Agreement proves nothing: verify() decides.
+    """
+    if isinstance(a, sympy.Set) != isinstance(b, sympy.Set):
+        other = b if isinstance(a, sympy.Set) else a
+        the_set = a if isinstance(a, sympy.Set) else b
+        return isinstance(other, sympy.Expr) and isinstance(the_set, (sympy.Interval, sympy.Union))
+    if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
+        return False
+    syms = sorted(a.free_symbols | b.free_symbols, key=str)
+    for base in _PROBES if syms else _PROBES[:1]:
+        subs = {s: base + sympy.Rational(k, 7) for k, s in enumerate(syms)}
+        x, y = _value(a, subs), _value(b, subs)
+        if x is None or y is None:
+            return False
+        if abs(x - y) > 1e-7 * max(1.0, abs(x), abs(y)):
+            return True
+    return False
+
+
 def compare(pred: str, gold: str) -> str:
     """'match', 'mismatch' or 'unparsable' for two normalised answers."""
     g, p = _parse(gold), _parse(pred)
     if not g or not p:
         return "unparsable"
+    if _quick_mismatch(g[0], p[0]):
+        return "mismatch"
     if not verify(g, p, timeout_seconds=None):
         return "mismatch"
     return "match" if _numbers_agree(g[0], p[0]) else "mismatch"

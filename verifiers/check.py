@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifiers.extract import boxed_alternatives, extract_answer, extract_prediction
+from verifiers.extract import box_depth, boxed_alternatives, extract_answer, extract_prediction
 from verifiers.normalize import normalize, split_unit
 from verifiers.numbers import numbers_equal, parse_number
 from verifiers.structure import Structure, parse_structure, relation_to_interval
@@ -21,6 +21,10 @@ MAX_DEPTH = 60  # brace/bracket nesting beyond this is adversarial, not mathemat
 MAX_ITEMS = 64  # structured answers with more parts go to no pairwise matching
 
 _INT = re.compile(r"-?(?:0|[1-9]\d*)")
+_SETLIKE = re.compile(r"[(\[{]|\\(?:cup|cap|pm|mp|setminus|emptyset|varnothing|mathbb|in|begin)(?![a-zA-Z])")
+_WORDY = re.compile(r"[A-Za-z][A-Za-z ()'.]*|\([A-Za-z]\)")
+_PLAIN_INT = re.compile(r"\s*([-+]?)0*(\d+)(?:\.0*)?\s*")
+_OPENER_RUNS = tuple(c * (MAX_DEPTH + 1) for c in "{([")
 _RELATION = re.compile(r"(?<![<>!\\])=|<|>|\\[lg]eq?(?![a-zA-Z])|\\neq?(?![a-zA-Z])|\\[lg]eqslant")
 _HEDGE = re.compile(r"\s(?:or|and/or)\s|\\text\{\s*or\s*\}|\bor\b|\beither\b", re.IGNORECASE)
 
@@ -71,7 +75,7 @@ def _sanity(text: str) -> str | None:
         return "too_large"
     if "\x00" in text:
         return "unparsable"
-    if _nesting(text) > MAX_DEPTH:
+    if any(run in text for run in _OPENER_RUNS):  # C-speed test; the extracted answer gets a full scan
         return "too_large"
     return None
 
@@ -87,7 +91,8 @@ def _prepare(text: str, structured_gold: bool = False) -> tuple[str | None, str 
         return None, "too_large"
     if not _balanced_braces(raw):
         return None, "unparsable"
-    alts = {normalize(a) for a in boxed_alternatives(text)} if "boxed" in text else set()
+    raw_alts = boxed_alternatives(text) if "boxed" in text else []
+    alts = {normalize(a) for a in raw_alts[:MAX_ITEMS]} | ({"..."} if len(raw_alts) > MAX_ITEMS else set())
     if len(alts) > 1 and extract_answer(text, "answer_line") is None:
         return ", ".join(sorted(alts)) if structured_gold else None, None if structured_gold else "hedged"
     return raw, None
@@ -117,6 +122,8 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
         return bool(gold_pct and not pred_pct and numbers_equal(pv, gv / 100))
     if pred == gold:
         return True
+    if (gv is not None and _WORDY.fullmatch(pred)) or (pv is not None and _WORDY.fullmatch(gold)):
+        return False  # a number is never a bare word or letter
     if (
         gv is not None
         and pv is None
@@ -214,11 +221,39 @@ def check(pred: str, gold: str, *, timeout: float = 1.0) -> Verdict:
         return Verdict(False, f"error:{type(e).__name__}", None)
 
 
+def _plain_int(s: str) -> str | None:
+    m = _PLAIN_INT.fullmatch(s)
+    if m is None:
+        return None
+    digits = m.group(2).lstrip("0") or "0"
+    return digits if m.group(1) != "-" or digits == "0" else "-" + digits
+
+
+def _integer_fast_path(pred: str, gold: str) -> Verdict | None:
+    """Integer gold and an integer answer line/box: decided with string work only."""
+    g = _plain_int(gold)
+    if g is None:
+        return None
+    raw = extract_answer(pred, "auto") if len(pred) > 40 or not _PLAIN_INT.fullmatch(pred) else pred
+    if raw is None or "boxed" in pred and len(boxed_alternatives(pred)) > 1:
+        return None
+    p = _plain_int(raw)
+    if p is None:
+        return None
+    return Verdict(p == g, "integer_match" if p == g else "integer_mismatch", p)
+
+
 def _check(pred: str, gold: str, timeout: float) -> Verdict:
     for text in (pred, gold):
         bad = _sanity(text)
         if bad:
             return Verdict(False, bad, None)
+    for text in (pred, gold):
+        if "box" in text and box_depth(text) > MAX_DEPTH:
+            return Verdict(False, "too_large", None)
+    fast = _integer_fast_path(pred, gold)
+    if fast is not None:
+        return fast
     g_raw, gwhy = _prepare(gold)
     if g_raw is None:
         return Verdict(False, f"gold_{gwhy}" if gwhy == "no_answer" else gwhy, None)
@@ -259,6 +294,13 @@ def _check(pred: str, gold: str, timeout: float) -> Verdict:
         if r is False:
             return Verdict(False, "structure_mismatch", p)
         return _symbolic(todo, p, timeout, "structure")
+    scalar = g if gs is None else p
+    if (
+        parse_number(scalar.rstrip("%")) is not None
+        or _WORDY.fullmatch(scalar)
+        or (_RELATION.search(scalar) is None and not _SETLIKE.search(scalar))
+    ):
+        return Verdict(False, "structure_mismatch", p)  # a tuple/set/matrix is never a number or a word
     # one side structured, the other not: a matrix/interval/set written differently (e.g.
     # a union of intervals, \pm) can still be equal; let the symbolic step decide.
     if (gs or ps).kind == "list" and (gs or ps).brackets == "" and _RELATION.search(p + g) is None:

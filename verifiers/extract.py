@@ -8,6 +8,7 @@ or 10,000 nested braces cost milliseconds and never recurse.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 STYLES = ("auto", "answer_line", "boxed", "gsm8k", "last_number")
 
@@ -48,56 +49,82 @@ def _strip_wrapping(ans: str) -> str:
     return ans
 
 
-def _box_content(text: str, start: int) -> str | None:
-    """Content from `start` (just after an opening brace) to its matching brace; None if unterminated."""
-    depth, i, n = 1, start, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n and text[i + 1] in "{}":
-            i += 2
+_BRACE = re.compile(r"\\[{}]|[{}]")
+
+
+@lru_cache(maxsize=16)
+def _boxes(text: str) -> tuple[tuple[int, int, int], ...]:
+    """(start, end, brace depth) of every terminated box's content, ordered by start. One pass
+    over the braces, so 100,000 unterminated `\\boxed{` cost the same as one."""
+    starts = {m.end() for m in _BOXED.finditer(text)}
+    if not starts:
+        return ()
+    stack: list[int] = []
+    out = []
+    for m in _BRACE.finditer(text):
+        tok = m.group(0)
+        if len(tok) == 2:  # escaped \{ or \}: literal, not grouping
             continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start:i].strip()
-        i += 1
-    return None
+        if tok == "{":
+            stack.append(m.end())
+        elif stack:
+            opened = stack.pop()
+            if opened in starts:
+                out.append((opened, m.start(), len(stack)))
+    return tuple(sorted(out))
 
 
 def extract_boxed(text: str) -> str | None:
-    """Content of the last `\\boxed{...}` / `\\fbox{...}` with nested braces (iterative scan)."""
-    for start in reversed([m.end() for m in _BOXED.finditer(text)]):
-        content = _box_content(text, start)
-        if content is not None:
-            return content  # an unterminated box falls back to an earlier one
+    """Content of the last `\\boxed{...}` / `\\fbox{...}` with nested braces (linear scan)."""
+    boxes = _boxes(text)
+    if boxes:
+        start, end, _ = boxes[-1]
+        return text[start:end].strip()
     last = None
     for m in _BOXED_SPACE.finditer(text):
         last = m
     return last.group(1).strip() if last else None
 
 
+def box_depth(text: str) -> int:
+    """Brace depth at which the last box opens (0 at top level): huge means adversarial."""
+    boxes = _boxes(text)
+    return boxes[-1][2] if boxes else 0
+
+
 def boxed_alternatives(text: str) -> list[str]:
-    """Every boxed value on the line of the last box: `\\boxed{34} or \\boxed{35}` -> [34, 35]."""
-    starts = [m.end() for m in _BOXED.finditer(text)]
-    if len(starts) < 2:
+    """Every top-level boxed value on the line of the last box: `\\boxed{34} or \\boxed{35}` -> [34, 35].
+
+    Boxes inside boxes are one answer, not alternatives."""
+    boxes = _boxes(text)
+    if len(boxes) < 2:
         return []
-    line_start = text.rfind("\n", 0, starts[-1]) + 1
-    out = []
-    for start in starts:
-        if start >= line_start:
-            content = _box_content(text, start)
-            if content is not None:
-                out.append(content)
+    line_start = text.rfind("\n", 0, boxes[-1][0]) + 1
+    out, outer_end = [], -1
+    for a, b, _ in boxes:
+        if a > outer_end:  # not inside the previous top-level box
+            outer_end = b
+            if a >= line_start:
+                out.append(text[a:b].strip())
     return out
 
 
 def _answer_line(text: str) -> str | None:
     last = None
-    for m in _ANSWER_LINE.finditer(text):
-        if m.group("ans").strip():
+    end = len(text)
+    for _ in range(4):  # the answer line is nearly always among the last lines: look there first
+        start = text.rfind("\n", 0, end) + 1
+        m = _ANSWER_LINE.match(text, start, end)
+        if m and m.group("ans").strip():
             last = m.group("ans")
+            break
+        if start == 0:
+            break
+        end = start - 1
+    else:
+        for m in _ANSWER_LINE.finditer(text):
+            if m.group("ans").strip():
+                last = m.group("ans")
     if last is None:
         return None
     boxed = extract_boxed(last)
