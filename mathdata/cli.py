@@ -51,12 +51,15 @@ def _write_json(path: Path, obj) -> None:
 def stats(
     path: Path = typer.Argument(..., help="store directory or .parquet file"),
     as_json: bool = typer.Option(False, "--json", help="print JSON instead of tables"),
+    exact: bool = typer.Option(
+        False, "--exact", help="length percentiles over every row, not sampled row groups"
+    ),
 ) -> None:
     """Counts by source, status, transform, competition, year; answer range; lengths; reject reasons."""
     from mathdata.catalog import stats as _stats
 
     try:
-        s = _stats(path)
+        s = _stats(path, exact_lengths=exact)
     except _errors() as e:
         _fail(e)
     if as_json:
@@ -69,7 +72,10 @@ def stats(
     con.print(f"[bold]{s['path']}[/]: {s['rows']:,} rows, {s['kept']:,} kept, {s['rejected']:,} rejected")
     a, p = s["answer"], s["problem_length_chars"]
     con.print(f"answers: {a['integer_answers']:,} integers in [{a['min']}, {a['max']}]")
-    con.print(f"problem length (chars): p50 {p['p50']}  p90 {p['p90']}  p99 {p['p99']}  max {p['max']}")
+    how = "all rows" if p["exact"] else f"sample of {p['sample_rows']:,} rows; --exact for all"
+    con.print(
+        f"problem length (chars, {how}): p50 {p['p50']}  p90 {p['p90']}  p99 {p['p99']}  max {p['max']}"
+    )
     for key in ("by_source", "by_status", "by_transform", "by_competition", "by_year", "reject_reasons"):
         t = Table(title=key.replace("_", " "), title_justify="left")
         t.add_column("value")

@@ -109,3 +109,19 @@ def test_cli_pipeline_dedup_decontam_export_card(tmp_path):
     assert "| contaminated | 30 |" in text and "aime24 (30)" in text
     r = runner.invoke(app, ["data", "import-benchmark", "nope", str(s1)])
     assert r.exit_code == 1 and "unknown benchmark" in r.output
+
+
+def test_length_percentiles_exact_or_sampled(bench_store):
+    from mathdata.store import read_table
+
+    t = read_table(bench_store, columns=["problem", "original_problem"])
+    lengths = sorted(
+        len(p or o)
+        for p, o in zip(
+            t.column("problem").to_pylist(), t.column("original_problem").to_pylist(), strict=True
+        )
+    )
+    exact = stats(bench_store, exact_lengths=True)["problem_length_chars"]
+    assert exact["exact"] and exact["sample_rows"] == 570 and exact["max"] == lengths[-1]
+    sampled = stats(bench_store, sample_groups=1)["problem_length_chars"]
+    assert not sampled["exact"] and 0 < sampled["sample_rows"] < 570
