@@ -207,9 +207,17 @@ def compare_symbolic(pairs: list[tuple[str, str]], timeout: float) -> list[str] 
     return pool().compare(pairs, timeout)
 
 
+_warm_pids: set[int] = set()
+
+
 def warmup() -> None:
-    """Start the symbolic worker now (imports sympy + math-verify) so no later call pays for it."""
+    """Start the symbolic worker now (imports sympy + math-verify) so no later call pays for it.
+
+    Cheap after the first call in a process; the reward adapters call it on first use."""
+    if os.getpid() in _warm_pids:
+        return
     pool().warmup(1)
+    _warm_pids.add(os.getpid())
 
 
 @atexit.register

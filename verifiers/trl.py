@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from verifiers.reward import dapo_reward
+from verifiers.symbolic import warmup
 
 
 def completion_text(completion: Any) -> str:
@@ -50,6 +51,7 @@ def _golds(n: int, answer: Sequence | None, kwargs: dict, answer_column: str) ->
 def _reward(
     prompts, completions, answer=None, *, answer_column="answer", reward_kwargs=None, **kwargs
 ) -> list:
+    warmup()  # a reward loop is long-lived: pay the worker start once, up front
     reward_kwargs = dict(reward_kwargs or {})
     golds = _golds(len(completions), answer, kwargs, answer_column)
     ids = kwargs.get("completion_ids")

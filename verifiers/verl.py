@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifiers.reward import dapo_reward
+from verifiers.symbolic import warmup
 
 _REWARD_KWARGS = ("max_len", "cache_len", "length", "truncated", "timeout")
 
@@ -20,6 +21,7 @@ def compute_score(
     `ground_truth` may be a string or a list of acceptable answers. Reward options
     (max_len, cache_len, length, truncated, timeout) come from kwargs or `extra_info`.
     """
+    warmup()  # a reward loop is long-lived: pay the worker start once, up front
     opts = {k: v for k, v in (extra_info or {}).items() if k in _REWARD_KWARGS}
     opts.update({k: v for k, v in kwargs.items() if k in _REWARD_KWARGS})
     golds = list(ground_truth) if isinstance(ground_truth, (list, tuple)) else [ground_truth]
