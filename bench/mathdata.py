@@ -368,7 +368,8 @@ def main() -> None:
     results["targets"] = TARGETS
     results["pass"] = checks
     print(
-        f"dedup: {results['dedup_seconds']}s, peak RSS {results['dedup_peak_rss_mb']} MB "
+        f"dedup: {results['dedup_seconds']}s wall, {results['dedup_cpu_seconds_all_threads']}s CPU (all threads), "
+        f"peak RSS {results['dedup_peak_rss_mb']} MB (input table alone {results['rss_after_loading_input_mb']} MB) "
         f"({results['speedup_vs_datasketch']}x datasketch MinHash.bulk+MinHashLSH per row)"
     )
     print(
@@ -376,8 +377,13 @@ def main() -> None:
         f"on {results['planted_pairs']:,} planted pairs"
     )
     print(
-        f"stats: CLI {results['stats_cli_seconds']}s, function {results['stats_function_seconds']}s "
+        f"stats: CLI {results['stats_cli_seconds']}s wall ({results['stats_cli_cpu_seconds']}s CPU), "
+        f"function {results['stats_function_seconds']}s "
         f"({results['stats_speedup_vs_pandas']}x pandas)"
+    )
+    load = ", ".join(f"{x:.1f}" for x in results["load_average"])
+    print(
+        f"machine: {results['cpus']} cores, load average {load} (shared: wall times include waiting for CPU)"
     )
     note = "" if args.rows == 1_000_000 else f" (targets are for 1,000,000 rows; this run had {args.rows:,})"
     for k, ok in checks.items():

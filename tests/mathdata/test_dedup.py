@@ -144,7 +144,7 @@ def test_empty_and_short_texts():
 
 
 @pytest.mark.slow
-def test_dedup_scales_to_100k_rows_with_planted_pairs():
+def test_dedup_on_20k_synthetic_rows_with_planted_pairs():
     import importlib.util
     from pathlib import Path
 
