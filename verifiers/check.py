@@ -8,6 +8,7 @@ matrices, several answers), then the symbolic step in a killable worker process.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 from verifiers.extract import box_depth, boxed_alternatives, extract_answer, extract_prediction
@@ -214,7 +215,7 @@ def check(pred: str, gold: str, *, timeout: float = 1.0) -> Verdict:
     for what the budget covers).
     """
     try:
-        return _check(pred, gold, timeout)
+        return _check(pred, gold, timeout, time.monotonic() + timeout)
     except RecursionError:
         return Verdict(False, "too_large", None)
     except Exception as e:  # a verifier bug must not kill a training run; say what happened
@@ -243,7 +244,7 @@ def _integer_fast_path(pred: str, gold: str) -> Verdict | None:
     return Verdict(p == g, "integer_match" if p == g else "integer_mismatch", p)
 
 
-def _check(pred: str, gold: str, timeout: float) -> Verdict:
+def _check(pred: str, gold: str, timeout: float, deadline: float) -> Verdict:
     for text in (pred, gold):
         bad = _sanity(text)
         if bad:
@@ -284,7 +285,7 @@ def _check(pred: str, gold: str, timeout: float) -> Verdict:
         if r is False:
             kind = "numeric" if parse_number(g.rstrip("%")) is not None else "string"
             return Verdict(False, f"{kind}_mismatch", p)
-        return _symbolic([pending], p, timeout, "symbolic")
+        return _symbolic([pending], p, deadline, "symbolic")
     if gs is not None and ps is not None:
         if p == g:
             return Verdict(True, "structure_match", p)
@@ -293,7 +294,7 @@ def _check(pred: str, gold: str, timeout: float) -> Verdict:
             return Verdict(True, "structure_match", p)
         if r is False:
             return Verdict(False, "structure_mismatch", p)
-        return _symbolic(todo, p, timeout, "structure")
+        return _symbolic(todo, p, deadline, "structure")
     scalar = g if gs is None else p
     if (
         parse_number(scalar.rstrip("%")) is not None
@@ -305,15 +306,15 @@ def _check(pred: str, gold: str, timeout: float) -> Verdict:
     # a union of intervals, \pm) can still be equal; let the symbolic step decide.
     if (gs or ps).kind == "list" and (gs or ps).brackets == "" and _RELATION.search(p + g) is None:
         return Verdict(False, "structure_mismatch", p)
-    return _symbolic([[(p, g)]], p, timeout, "symbolic")
+    return _symbolic([[(p, g)]], p, deadline, "symbolic")
 
 
-def _symbolic(todo: list[list[tuple[str, str]]], p: str, timeout: float, kind: str) -> Verdict:
+def _symbolic(todo: list[list[tuple[str, str]]], p: str, deadline: float, kind: str) -> Verdict:
     """todo: for each element, alternative (pred, gold) pairs; every element needs one match."""
     from verifiers.symbolic import compare_symbolic
 
     flat = [pair for options in todo for pair in options]
-    out = compare_symbolic(flat, timeout)
+    out = compare_symbolic(flat, max(0.0, deadline - time.monotonic()))
     if isinstance(out, str):
         return Verdict(False, out, p)
     it = iter(out)

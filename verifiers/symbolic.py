@@ -16,6 +16,7 @@ either, and every wait is bounded because every holder is bounded by its own bud
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing as mp
 import os
 import threading
@@ -89,11 +90,13 @@ class _Worker:
         return self.proc.is_alive()
 
     def kill(self) -> None:
-        try:
+        """SIGKILL now; reaping happens off the caller's clock (see _drop)."""
+        with contextlib.suppress(OSError, ValueError, AssertionError):
             self.proc.kill()
+
+    def reap(self) -> None:
+        with contextlib.suppress(OSError, ValueError, AssertionError):
             self.proc.join(timeout=5)
-        except (OSError, ValueError, AssertionError):
-            pass
         self.conn.close()
 
 
@@ -118,6 +121,7 @@ class SymbolicPool:
                     return w
                 self._all.discard(w)
                 w.kill()
+                w.reap()
             w = _Worker()
             self._all.add(w)
             return w
@@ -127,10 +131,16 @@ class SymbolicPool:
             self._idle.append(w)
 
     def _drop(self, w: _Worker, replace: bool) -> None:
+        """Kill w at once; reap it and fork its successor in the background, so the caller
+        returns at its deadline and the next call finds a warm worker waiting."""
         w.kill()
         with self._lock:
             self._all.discard(w)
-        if replace:  # start the successor now so the next call finds it forked and warm
+
+        def finish() -> None:
+            w.reap()
+            if not replace:
+                return
             try:
                 nw = _Worker()
             except OSError:
@@ -138,6 +148,8 @@ class SymbolicPool:
             with self._lock:
                 self._all.add(nw)
                 self._idle.append(nw)
+
+        threading.Thread(target=finish, daemon=True, name="verifiers-symbolic-reaper").start()
 
     def compare(self, pairs: list[tuple[str, str]], timeout: float) -> list[str] | str:
         """Per-pair 'match'/'mismatch'/'unparsable'/'too_large', or 'timeout' / 'crashed' for the call."""
@@ -186,6 +198,7 @@ class SymbolicPool:
             workers, self._all, self._idle = list(self._all), set(), []
         for w in workers:
             w.kill()
+            w.reap()
 
 
 _pool: SymbolicPool | None = None
