@@ -5,6 +5,8 @@ kind of answer is symmetric (integers, numbers, sets). Integer equality must mat
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import time
 from fractions import Fraction
 
@@ -167,6 +169,27 @@ def test_generated_adversarial_false_in_budget(pred):
         assert v.equivalent is False
         assert v.reason
         assert within_budget(elapsed), f"{elapsed:.2f}s"
+
+
+FRESH_PROCESS = """
+import sys, time
+import verifiers
+t0 = time.perf_counter()
+v = verifiers.check(r"\\sqrt{8}", r"2\\sqrt{2}", timeout=float(sys.argv[1]))
+print(time.perf_counter() - t0, v.equivalent, v.reason)
+"""
+
+
+def test_first_call_in_a_fresh_process_in_budget():
+    """The budget covers the first symbolic call too (worker start-up included): a caller that
+    scores one answer per process (a CLI, a verl reward worker) must not wait past it."""
+    out = subprocess.run(
+        [sys.executable, "-c", FRESH_PROCESS, str(BUDGET_S)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    elapsed, equivalent, reason = out.stdout.split()[-3:]
+    assert equivalent in ("True", "False") and reason
+    assert within_budget(float(elapsed)), f"first call took {float(elapsed):.2f}s ({reason})"
 
 
 # --- integers: equality is int() equality, in every wrapping a model uses -------------------------
