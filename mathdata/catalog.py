@@ -9,24 +9,63 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mathdata.store import check_store
+from mathdata.files import SCHEMA_VERSION, VERSION_KEY, SchemaError, StoreError, shard_files
+
+SAMPLE_ROWS = 16_384  # one row group as mathdata writes them (store.ROW_GROUP_ROWS)
+
+
+def _sql_list(files) -> str:
+    return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
+
+
+def _check_files(con, files) -> None:
+    """Every file must be readable Parquet carrying this schema version (read from the footer by DuckDB)."""
+    import duckdb
+
+    versions: dict[str, str] = {}
+    for f in files:  # one call per file so an error names the file
+        try:
+            rows = con.execute(
+                "SELECT value FROM parquet_kv_metadata(?) WHERE key = ?", [str(f), VERSION_KEY]
+            ).fetchall()
+        except duckdb.Error as e:
+            raise StoreError(
+                f"{f}: not a readable Parquet file ({e}); it may be truncated by an interrupted copy. "
+                f"Fix: restore or delete this shard, then re-run the stage that wrote it"
+            ) from e
+        versions[str(f)] = rows[0][0].decode() if rows else None
+    for f, v in versions.items():
+        if v is None:
+            raise SchemaError(
+                f"{f}: not a mathdata records file (no {VERSION_KEY.decode()} in its Parquet metadata); "
+                f"fix: import it with mathdata.store.write_records(new_dir, records)"
+            )
+        if v != SCHEMA_VERSION:
+            raise SchemaError(
+                f"{f}: schema version {v}, this catalog reads version {SCHEMA_VERSION}; fix: read it with "
+                f"mathdata.store.read_table (which migrates known versions) and write a new store"
+            )
 
 
 def connect(path: str | os.PathLike, *, threads: int | None = None):
     """An in-memory DuckDB connection with the records under `path` exposed as view `records`."""
     import duckdb
 
-    files = check_store(path)
+    files = shard_files(path)
     con = duckdb.connect(":memory:")
     if threads:
         con.execute(f"SET threads = {int(threads)}")
+    _check_files(con, files)
     if files:
-        listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
-        con.execute(f"CREATE VIEW records AS SELECT * FROM read_parquet([{listing}])")
+        con.execute(f"CREATE VIEW records AS SELECT * FROM read_parquet({_sql_list(files)})")
+        con.execute(
+            f"CREATE VIEW records_rownum AS SELECT * FROM read_parquet({_sql_list(files)}, file_row_number = true)"
+        )
     else:
         from mathdata.schema import RECORD_SCHEMA
 
         con.register("records", RECORD_SCHEMA.empty_table())
+        con.execute("CREATE VIEW records_rownum AS SELECT *, 0::BIGINT AS file_row_number FROM records")
     return con
 
 
@@ -44,23 +83,19 @@ def query(path: str | os.PathLike, sql: str) -> Any:
         con.close()
 
 
-def _length_stats(path, *, exact: bool, sample_groups: int) -> dict:
-    """Percentiles of len(problem or original_problem) in characters, exact or on sampled row groups."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    groups = [(f, i) for f in check_store(path) for i in range(pq.ParquetFile(f).metadata.num_row_groups)]
-    sampled = not exact and len(groups) > sample_groups
+def _length_stats(con, total: int, *, exact: bool, sample_groups: int) -> dict:
+    """Percentiles of len(problem or original_problem) in characters, over every row or over
+    `sample_groups` evenly spaced row groups (DuckDB prunes the others by file_row_number)."""
+    where = ""
+    sampled = not exact and total > sample_groups * SAMPLE_ROWS
     if sampled:
-        groups = [groups[int(k)] for k in np.linspace(0, len(groups) - 1, sample_groups)]
-    parts = []
-    for f, i in groups:
-        t = pq.ParquetFile(f).read_row_group(i, columns=["problem", "original_problem"])
-        parts.append(pc.utf8_length(pc.coalesce(t.column("problem"), t.column("original_problem"))))
-    lengths = pa.chunked_array(parts, pa.int32()).to_numpy() if parts else np.zeros(0)
-    if not len(lengths):
+        period = -(-total // sample_groups // SAMPLE_ROWS) * SAMPLE_ROWS
+        where = f"WHERE file_row_number % {period} < {SAMPLE_ROWS}"
+    p = con.execute(
+        "SELECT quantile_cont(l, [0.5, 0.9, 0.99]), max(l), avg(l), count(l) FROM ("
+        f"SELECT length(coalesce(problem, original_problem)) AS l FROM records_rownum {where})"
+    ).fetchone()
+    if not p[3]:
         return {
             "p50": None,
             "p90": None,
@@ -70,14 +105,13 @@ def _length_stats(path, *, exact: bool, sample_groups: int) -> dict:
             "sample_rows": 0,
             "exact": True,
         }
-    p50, p90, p99 = np.percentile(lengths, [50, 90, 99])
     return {
-        "p50": round(float(p50), 1),
-        "p90": round(float(p90), 1),
-        "p99": round(float(p99), 1),
-        "max": int(lengths.max()),
-        "mean": round(float(lengths.mean()), 1),
-        "sample_rows": len(lengths),
+        "p50": round(p[0][0], 1),
+        "p90": round(p[0][1], 1),
+        "p99": round(p[0][2], 1),
+        "max": p[1],
+        "mean": round(p[2], 1),
+        "sample_rows": p[3],
         "exact": not sampled,
     }
 
@@ -106,8 +140,8 @@ def stats(path: str | os.PathLike, *, exact_lengths: bool = False, sample_groups
     percentiles of the statement; reject reasons (status up to its first ':').
 
     Everything but the lengths comes from small columns. Lengths need the statement text, the
-    bulk of the store, so above `sample_groups` row groups they are computed on that many
-    evenly spaced row groups (~16k rows each, so ~65k rows; `sample_rows` says how many) unless exact_lengths.
+    bulk of the store, so above `sample_groups` row groups they are computed on about that many
+    evenly spaced row groups (16k rows each; `sample_rows` says how many) unless exact_lengths.
     """
     con = connect(path)
     try:
@@ -117,7 +151,7 @@ def stats(path: str | os.PathLike, *, exact_lengths: bool = False, sample_groups
         lo, hi, n_int = con.execute(
             "SELECT min(a), max(a), count(a) FROM (SELECT TRY_CAST(answer AS HUGEINT) AS a FROM records)"
         ).fetchone()
-        lengths = _length_stats(path, exact=exact_lengths, sample_groups=sample_groups)
+        lengths = _length_stats(con, total, exact=exact_lengths, sample_groups=sample_groups)
         rejects: dict[str, int] = {}
         for status, n in counts["status"].items():
             if status != "kept":

@@ -17,9 +17,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-SCHEMA_VERSION = "1"
+from mathdata.files import SCHEMA_VERSION, VERSION_KEY, SchemaError
+
 PIPELINE_VERSION = "mathdata-0.1.0"
-VERSION_KEY = b"mathdata.schema_version"
 
 # (name, type, nullable, meaning): the DESIGN.md table. The card and `dapo data` print it.
 FIELDS: list[tuple[str, pa.DataType, bool, str]] = [
@@ -61,10 +61,6 @@ INTEGER_RE = r"^-?(0|[1-9][0-9]*)$"
 # Older schema versions -> function upgrading a table to the next version. Version 1 is the
 # first, so nothing to migrate yet; a future version 2 adds `"1": _v1_to_v2` here.
 MIGRATIONS: dict[str, Any] = {}
-
-
-class SchemaError(ValueError):
-    """A table or file does not match RECORD_SCHEMA; the message names where and how to fix it."""
 
 
 def normalize_for_id(text: str) -> str:

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from mathdata.files import StoreError, shard_files
 from mathdata.schema import (
     RECORD_SCHEMA,
     SCHEMA_VERSION,
@@ -34,20 +35,6 @@ ROW_GROUP_ROWS = 16_384  # ~5-10 MB of problem text per group: streams in small 
 SHARD_ROWS = 1_000_000  # one shard per write unless larger; keeps shard count low for DuckDB
 # Two rows with one id must agree on these; provenance (retrieved_at, source_ref, ...) may differ.
 CONTENT_COLUMNS = ("original_problem", "original_answer", "problem", "answer")
-
-
-class StoreError(ValueError):
-    """A store path or file cannot be read or written; the message names it and the fix."""
-
-
-def shard_files(path: str | os.PathLike) -> list[Path]:
-    """The Parquet files behind `path`: the file itself, or the directory's shards in write order."""
-    p = Path(path)
-    if p.is_file():
-        return [p]
-    if p.is_dir():
-        return sorted(f for f in p.glob("*.parquet") if not f.name.startswith((".", "_")))
-    raise StoreError(f"{p}: no such records file or directory")
 
 
 def _open_schema(f: Path) -> pa.Schema:

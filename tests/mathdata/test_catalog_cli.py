@@ -79,6 +79,20 @@ def test_cli_stats_and_sql(bench_store):
     assert r.exit_code == 1 and "syntax error" in r.output
 
 
+def test_empty_store_stats(tmp_path):
+    (tmp_path / "e").mkdir()
+    s = stats(tmp_path / "e")
+    assert s["rows"] == 0 and s["problem_length_chars"]["sample_rows"] == 0
+
+
+def test_foreign_file_refused_by_catalog(tmp_path):
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"question": ["x"]}), tmp_path / "foreign.parquet")
+    r = runner.invoke(app, ["data", "sql", str(tmp_path / "foreign.parquet"), "SELECT 1"])
+    assert r.exit_code == 1 and "not a mathdata records file" in r.output
+
+
 def test_cli_truncated_shard_is_a_clear_error(bench_store):
     f = shard_files(bench_store)[1]
     f.write_bytes(f.read_bytes()[:100])
@@ -111,7 +125,7 @@ def test_cli_pipeline_dedup_decontam_export_card(tmp_path):
     assert r.exit_code == 1 and "unknown benchmark" in r.output
 
 
-def test_length_percentiles_exact_or_sampled(bench_store):
+def test_length_percentiles_exact_or_sampled(bench_store, monkeypatch):
     from mathdata.store import read_table
 
     t = read_table(bench_store, columns=["problem", "original_problem"])
@@ -123,5 +137,8 @@ def test_length_percentiles_exact_or_sampled(bench_store):
     )
     exact = stats(bench_store, exact_lengths=True)["problem_length_chars"]
     assert exact["exact"] and exact["sample_rows"] == 570 and exact["max"] == lengths[-1]
+    import mathdata.catalog
+
+    monkeypatch.setattr(mathdata.catalog, "SAMPLE_ROWS", 100)  # row groups of 100 rows, for the test
     sampled = stats(bench_store, sample_groups=1)["problem_length_chars"]
-    assert not sampled["exact"] and 0 < sampled["sample_rows"] < 570
+    assert not sampled["exact"] and sampled["sample_rows"] == 30 + 100 + 40  # first 100 rows of each shard

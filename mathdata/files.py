@@ -1,0 +1,31 @@
+"""What a store looks like on disk: shard files, the schema-version key and the two error types.
+
+Kept free of pyarrow so `dapo data stats` (DuckDB only) starts fast; schema.py and store.py
+re-export these names.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+SCHEMA_VERSION = "1"
+VERSION_KEY = b"mathdata.schema_version"
+
+
+class SchemaError(ValueError):
+    """A table or file does not match RECORD_SCHEMA; the message names where and how to fix it."""
+
+
+class StoreError(ValueError):
+    """A store path or file cannot be read or written; the message names it and the fix."""
+
+
+def shard_files(path: str | os.PathLike) -> list[Path]:
+    """The Parquet files behind `path`: the file itself, or the directory's shards in write order."""
+    p = Path(path)
+    if p.is_file():
+        return [p]
+    if p.is_dir():
+        return sorted(f for f in p.glob("*.parquet") if not f.name.startswith((".", "_")))
+    raise StoreError(f"{p}: no such records file or directory")
