@@ -314,7 +314,7 @@ def _symbolic(todo: list[list[tuple[str, str]]], p: str, deadline: float, kind: 
     from verifiers.symbolic import compare_symbolic
 
     flat = [pair for options in todo for pair in options]
-    out = compare_symbolic(flat, max(0.0, deadline - time.monotonic()))
+    out = compare_symbolic(flat, deadline)
     if isinstance(out, str):
         return Verdict(False, out, p)
     it = iter(out)

@@ -207,6 +207,18 @@ def _balanced(s: str) -> bool:
 
 
 def normalize(answer: str) -> str:
+    """Canonical surface form (see _normalize_once), applied to a fixed point so that
+    normalize(normalize(x)) == normalize(x)."""
+    s = _normalize_once(answer)
+    for _ in range(4):
+        again = _normalize_once(s)
+        if again == s:
+            break
+        s = again
+    return s
+
+
+def _normalize_once(answer: str) -> str:
     """Canonical surface form: no `$`, `\\text{}`, units, degrees, spacing macros or `x =` prefix.
 
     `\\dfrac`/`\\tfrac` become `\\frac`, thousands separators and leading zeros of integers

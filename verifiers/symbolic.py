@@ -5,12 +5,15 @@ code that ignores Python signals (`str()` of a parsed 5^{5^{5^{5^5}}}). So the s
 step runs in persistent worker processes; a call that overruns its budget has its worker
 killed (SIGKILL always works) and replaced, and the caller gets a "timeout".
 
-Budget choice: the budget covers the comparison itself, not the one-time start of a
-worker. Workers are forked from a forkserver that has sympy and math-verify preloaded, so
-a replacement after a timeout is ready in milliseconds; only the very first start in a
-process pays the imports (about a second). Call `warmup()` to pay that before timing
-anything. Threads share a small pool of workers; waiting for a free worker is not counted
-either, and every wait is bounded because every holder is bounded by its own budget.
+Budget choice: the budget is wall-clock time from the moment `check()` is entered, and it
+covers everything, worker start-up and waiting for a free worker included: a process that
+scores one answer (a CLI call, a fresh reward worker) never waits past it. Workers start in
+a background thread and fork from a forkserver with sympy and math-verify preloaded and
+warmed; the first start in a process pays those imports (1-3 s), and a symbolic call that
+comes before the worker is ready gets "timeout" while the worker keeps starting for later
+calls. `warmup()` pays the start up front (the reward adapters call it once) and keeps
+SPARES warm workers, so after a kill a ready worker serves the next call while the killed
+one's successor forks in the background.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import threading
 import time
 
 STARTUP_TIMEOUT = 60.0  # seconds a fresh worker may take to import sympy + math-verify
-MAX_WORKERS = max(2, min(8, os.cpu_count() or 2))
+MAX_WORKERS = max(4, min(16, 2 * (os.cpu_count() or 2)))
+SPARES = 2  # warm workers kept: when one is killed the other is ready while its successor forks
 
 _ctx = None
 _ctx_lock = threading.Lock()
@@ -90,7 +94,7 @@ class _Worker:
         return self.proc.is_alive()
 
     def kill(self) -> None:
-        """SIGKILL now; reaping happens off the caller's clock (see _drop)."""
+        """SIGKILL now; reaping happens off the caller's clock (see _reap_later)."""
         with contextlib.suppress(OSError, ValueError, AssertionError):
             self.proc.kill()
 
@@ -101,104 +105,129 @@ class _Worker:
 
 
 class SymbolicPool:
-    """Workers shared by all threads of this process; at most `max_workers` at once."""
+    """Workers shared by all threads of this process; at most `max_workers` at once.
+
+    Workers start in a background thread (a forkserver's first start blocks for its imports),
+    so a caller only ever waits on a condition with its own deadline.
+    """
 
     def __init__(self, max_workers: int = MAX_WORKERS) -> None:
+        self.max_workers = max_workers
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
-        self._lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(max_workers)
+        self._busy = 0
+        self._starting = 0
+        self._cond = threading.Condition()
 
     def pids(self) -> list[int]:
-        with self._lock:
+        with self._cond:
             return [w.pid for w in self._all if w.pid is not None]
 
-    def _take(self) -> _Worker:
-        with self._lock:
-            while self._idle:
-                w = self._idle.pop()
-                if w.alive():
-                    return w
-                self._all.discard(w)
-                w.kill()
-                w.reap()
-            w = _Worker()
-            self._all.add(w)
-            return w
+    def _spawn(self) -> None:
+        """Start one worker (caller holds the lock); it joins the idle list once ready."""
+        self._starting += 1
+        if _fork_is_safe():  # warm single-threaded process: a direct fork takes milliseconds
+            self._started(_new_worker())
+            return
+        threading.Thread(target=lambda: self._started(_new_worker()), daemon=True).start()
 
-    def _give(self, w: _Worker) -> None:
-        with self._lock:
-            self._idle.append(w)
-
-    def _drop(self, w: _Worker, replace: bool) -> None:
-        """Kill w at once; reap it and fork its successor in the background, so the caller
-        returns at its deadline and the next call finds a warm worker waiting."""
-        w.kill()
-        with self._lock:
-            self._all.discard(w)
-
-        def finish() -> None:
+    def _started(self, w: _Worker | None) -> None:
+        ok = w is not None and w.wait_ready()
+        with self._cond:
+            self._starting -= 1
+            if ok:
+                self._all.add(w)
+                self._idle.append(w)
+            self._cond.notify_all()
+        if w is not None and not ok:
+            w.kill()
             w.reap()
-            if not replace:
-                return
-            try:
-                nw = _Worker()
-            except OSError:
-                return
-            with self._lock:
-                self._all.add(nw)
-                self._idle.append(nw)
 
-        threading.Thread(target=finish, daemon=True, name="verifiers-symbolic-reaper").start()
+    def _acquire(self, deadline: float) -> _Worker | None:
+        with self._cond:
+            while True:
+                while self._idle:
+                    w = self._idle.pop()
+                    if w.alive():
+                        self._busy += 1
+                        return w
+                    self._all.discard(w)
+                    _reap_later(w)
+                if self._starting == 0 and self._busy < self.max_workers:
+                    self._spawn()  # async, or inline when a direct fork is safe
+                    if self._idle:
+                        continue
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._cond.wait(remaining if self._starting else min(remaining, 0.05))
 
-    def compare(self, pairs: list[tuple[str, str]], timeout: float) -> list[str] | str:
+    def _release(self, w: _Worker, ok: bool) -> None:
+        if not ok:
+            w.kill()  # SIGKILL now; reaping happens off the caller's clock
+            _reap_later(w)
+        with self._cond:
+            self._busy -= 1
+            if ok:
+                self._idle.append(w)
+            else:
+                self._all.discard(w)
+                if len(self._idle) + self._starting < SPARES:
+                    self._spawn()  # the successor forks while a spare serves the next call
+            self._cond.notify_all()
+
+    def compare(self, pairs: list[tuple[str, str]], deadline: float) -> list[str] | str:
         """Per-pair 'match'/'mismatch'/'unparsable'/'too_large', or 'timeout' / 'crashed' for the call."""
-        with self._slots:
-            for attempt in range(2):
-                w = self._take()
-                if not w.wait_ready():
-                    self._drop(w, replace=False)
-                    return "crashed"
-                deadline = time.monotonic() + timeout
-                try:
-                    w.conn.send(pairs)
-                except (OSError, ValueError):  # worker died while idle (e.g. killed): retry once
-                    self._drop(w, replace=False)
-                    if attempt:
-                        return "crashed"
-                    continue
-                try:
-                    if w.conn.poll(max(0.0, deadline - time.monotonic())):
-                        out = w.conn.recv()
-                        self._give(w)
-                        return out
-                except (EOFError, OSError):
-                    self._drop(w, replace=True)
-                    return "crashed"
-                self._drop(w, replace=True)
-                return "timeout"
-            return "crashed"
+        for _attempt in range(2):
+            w = self._acquire(deadline)
+            if w is None:
+                return "timeout"  # no worker ready in time (cold start or all busy)
+            try:
+                w.conn.send(pairs)
+            except (OSError, ValueError):  # died while idle (e.g. killed from outside): try another
+                self._release(w, ok=False)
+                continue
+            try:
+                if w.conn.poll(max(0.0, deadline - time.monotonic())):
+                    out = w.conn.recv()
+                    self._release(w, ok=True)
+                    return out
+            except (EOFError, OSError):
+                self._release(w, ok=False)
+                return "crashed"
+            self._release(w, ok=False)
+            return "timeout"
+        return "crashed"
 
     def warmup(self, n: int = 1) -> None:
-        with self._lock:
-            need = max(0, n - len(self._idle))
-        workers = [_Worker() for _ in range(need)]
-        for w in workers:
-            w.wait_ready()
-        with self._lock:
-            self._all.update(workers)
-            self._idle.extend(workers)
-        with self._lock:
-            idle = list(self._idle)
-        for w in idle:
-            w.wait_ready()
+        """Block until n workers are started and idle (start-up bounded by STARTUP_TIMEOUT)."""
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        with self._cond:
+            while len(self._idle) < n and time.monotonic() < deadline:
+                if len(self._idle) + self._starting < n:
+                    self._spawn()
+                    if self._starting == 0 and len(self._idle) < n:
+                        self._cond.wait(0.05)  # an inline start failed: back off, then retry
+                    continue
+                self._cond.wait(max(0.0, deadline - time.monotonic()))
 
     def close(self) -> None:
-        with self._lock:
+        with self._cond:
             workers, self._all, self._idle = list(self._all), set(), []
         for w in workers:
             w.kill()
             w.reap()
+
+
+def _new_worker() -> _Worker | None:
+    try:
+        return _Worker()
+    except OSError:
+        return None
+
+
+def _reap_later(w: _Worker) -> None:
+    threading.Thread(target=w.reap, daemon=True, name="verifiers-symbolic-reaper").start()
 
 
 _pool: SymbolicPool | None = None
@@ -215,9 +244,9 @@ def pool() -> SymbolicPool:
         return _pool
 
 
-def compare_symbolic(pairs: list[tuple[str, str]], timeout: float) -> list[str] | str:
-    """Compare (pred, gold) pairs in a worker under one wall-clock budget for all of them."""
-    return pool().compare(pairs, timeout)
+def compare_symbolic(pairs: list[tuple[str, str]], deadline: float) -> list[str] | str:
+    """Compare (pred, gold) pairs in a worker; give up at `deadline` (time.monotonic())."""
+    return pool().compare(pairs, deadline)
 
 
 _warm_pids: set[int] = set()
@@ -229,7 +258,7 @@ def warmup() -> None:
     Cheap after the first call in a process; the reward adapters call it on first use."""
     if os.getpid() in _warm_pids:
         return
-    pool().warmup(1)
+    pool().warmup(SPARES)
     _warm_pids.add(os.getpid())
 
 

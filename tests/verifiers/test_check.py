@@ -137,23 +137,29 @@ def test_timeout_then_next_call_is_fast_and_right():
 
 
 def test_threads_share_the_pool_safely():
+    """Towers time out at their own budget while other threads' answers still come back right."""
     jobs = [
-        ("5^{5^{5^{5^5}}}", "1", False),
-        ("\\sqrt{18}", "3\\sqrt{2}", True),
-        ("(x+1)^2", "x^2+2x+1", True),
+        ("5^{5^{5^{5^5}}}", "1", False, 0.3),
+        ("\\sqrt{18}", "3\\sqrt{2}", True, 5.0),
+        ("(x+1)^2", "x^2+2x+1", True, 5.0),
     ] * 3
     results: list = [None] * len(jobs)
 
-    def run(i, p, g):
+    def run(i, p, g, budget):
         t0 = time.perf_counter()
-        results[i] = (check(p, g, timeout=0.5).equivalent, time.perf_counter() - t0)
+        v = check(p, g, timeout=budget)
+        results[i] = (v.equivalent, v.reason, time.perf_counter() - t0)
 
-    threads = [threading.Thread(target=run, args=(i, p, g)) for i, (p, g, _) in enumerate(jobs)]
+    threads = [threading.Thread(target=run, args=(i, p, g, b)) for i, (p, g, _, b) in enumerate(jobs)]
     for th in threads:
         th.start()
     for th in threads:
         th.join(30)
-    assert [r[0] for r in results] == [want for _, _, want in jobs]
+    assert [r[0] for r in results] == [want for _, _, want, _ in jobs], results
+    for (_, _, want, budget), (_, reason, elapsed) in zip(jobs, results, strict=True):
+        assert elapsed < budget + SLACK_S
+        if not want:
+            assert reason == "timeout"
 
 
 def test_worker_killed_from_outside_is_replaced():
