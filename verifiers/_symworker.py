@@ -49,27 +49,29 @@ def _value(e, subs):
     return v if v == v and abs(v) != float("inf") else None
 
 
-def _quick_mismatch(a, b) -> bool:
-    """Cheap numeric evidence that two expressions differ, so sympy.simplify is never reached.
+def _probe(a, b) -> bool | None:
+    """Numeric evidence: False when a and b clearly differ somewhere, True when they agree at
+    every probe point (every free symbol set to a distinct rational), None when it can't tell.
 
-    Both are evaluated at probe points (every free symbol set to a distinct rational); a clear
-    difference at any point proves them different. Agreement proves nothing: verify() decides.
+    A difference is proof, so sympy.simplify is never reached for most wrong answers.
     """
     if isinstance(a, sympy.Set) != isinstance(b, sympy.Set):
         other = b if isinstance(a, sympy.Set) else a
         the_set = a if isinstance(a, sympy.Set) else b
-        return isinstance(other, sympy.Expr) and isinstance(the_set, (sympy.Interval, sympy.Union))
+        if isinstance(other, sympy.Expr) and isinstance(the_set, (sympy.Interval, sympy.Union)):
+            return False
+        return None
     if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
-        return False
+        return None
     syms = sorted(a.free_symbols | b.free_symbols, key=str)
     for base in _PROBES if syms else _PROBES[:1]:
         subs = {s: base + sympy.Rational(k, 7) for k, s in enumerate(syms)}
         x, y = _value(a, subs), _value(b, subs)
         if x is None or y is None:
-            return False
+            return None
         if abs(x - y) > 1e-7 * max(1.0, abs(x), abs(y)):
-            return True
-    return False
+            return False
+    return True
 
 
 def compare(pred: str, gold: str) -> str:
@@ -77,9 +79,14 @@ def compare(pred: str, gold: str) -> str:
     g, p = _parse(gold), _parse(pred)
     if not g or not p:
         return "unparsable"
-    if _quick_mismatch(g[0], p[0]):
+    probe = _probe(g[0], p[0])
+    if probe is False:
         return "mismatch"
     if not verify(g, p, timeout_seconds=None):
+        # math-verify can miss plain algebraic equality (`1\cdot(x)` vs `x`); the probes agreed,
+        # so ask sympy for an exact answer
+        if probe and sympy.simplify(g[0] - p[0]) == 0:
+            return "match"
         return "mismatch"
     return "match" if _numbers_agree(g[0], p[0]) else "mismatch"
 

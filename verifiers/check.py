@@ -15,6 +15,7 @@ from verifiers.extract import box_depth, boxed_alternatives, extract_answer, ext
 from verifiers.normalize import normalize, split_unit
 from verifiers.numbers import numbers_equal, parse_number
 from verifiers.structure import Structure, parse_structure, relation_to_interval
+from verifiers.symbolic import prestart
 
 MAX_INPUT_CHARS = 400_000  # ~100k tokens: anything longer is not a completion we score
 MAX_ANSWER_CHARS = 2_000  # an extracted answer longer than this is not a final answer
@@ -255,6 +256,7 @@ def _check(pred: str, gold: str, timeout: float, deadline: float) -> Verdict:
     fast = _integer_fast_path(pred, gold)
     if fast is not None:
         return fast
+    prestart()  # non-blocking, once per process: the symbolic worker starts while we parse
     g_raw, gwhy = _prepare(gold)
     if g_raw is None:
         return Verdict(False, f"gold_{gwhy}" if gwhy == "no_answer" else gwhy, None)

@@ -250,6 +250,19 @@ def compare_symbolic(pairs: list[tuple[str, str]], deadline: float) -> list[str]
 
 
 _warm_pids: set[int] = set()
+_prestarted: set[int] = set()
+
+
+def prestart() -> None:
+    """Begin starting a worker in the background (non-blocking), once per process: check()
+    calls this on first use so that a later symbolic call is less likely to find it cold."""
+    if os.getpid() in _prestarted:
+        return
+    _prestarted.add(os.getpid())
+    p = pool()
+    with p._cond:
+        if not p._idle and not p._starting:
+            p._spawn()
 
 
 def warmup() -> None:
