@@ -32,7 +32,7 @@ def _strip_wrapping(ans: str) -> str:
     ans = ans.strip()
     for _ in range(3):
         before = ans
-        ans = ans.strip().rstrip(".。").strip()
+        ans = ans.strip().rstrip(".。").strip().strip("*_").strip()  # `**Answer: 34**` leaves `34**`
         for left, right in (
             ("**", "**"),
             ("__", "__"),
