@@ -119,3 +119,18 @@ def test_rejected_rows_keep_their_status(aime24):
     )
     table, report = decontaminate(to_table([rec]), ["aime24"])
     assert table.column("status").to_pylist() == ["llm_failed"] and report["checked"] == 0
+
+
+def test_a_shared_stem_with_a_short_item_is_not_contamination():
+    """MATH-500's 'Find the number of ordered pairs $(a,b)$ of integers such that $|a + bi| \\le 5.$'
+    shares only its opening words with this different problem; a short item needs half its n-grams."""
+    row = new_record(
+        source="t",
+        original_problem=r"Find the number of ordered pairs $(a, b)$ of positive integers such that "
+        r"\[\frac{1}{a} + \frac{1}{b} = \frac{1}{12}.\]",
+    )
+    out, report = decontaminate(to_table([row]))
+    assert out.column("status").to_pylist() == ["kept"], report["hits"]
+    copied = new_record(source="t", original_problem=r"Find the number of ordered pairs $(a,b)$ of integers such that $|a + bi| \le 5.$")
+    out, report = decontaminate(to_table([copied]))
+    assert report["items_hit"] == ["math500:test/intermediate_algebra/232.json"]
