@@ -11,8 +11,8 @@ names swapped and "Find" reworded, against 1,994 clean OlympiadBench + GSM8K row
 n=8, min_overlap=0.3: every edited item caught, 0 false hits; n=13 (GPT-3's choice) misses
 2 of 30 because 13-grams rarely survive an edit every ~15 tokens. Items with fewer than 12
 words are matched with numbers kept (masking made "What is the value of 0^0-0^0?" match
-unrelated problems) and need half of their n-grams shared (a common stem is ~30% of a short
-item); n-grams found in 3 or more reference items are boilerplate ("relatively
+unrelated problems); items with under 24 n-grams need half of them shared (a common stem is
+~30% of such an item); n-grams found in 3 or more reference items are boilerplate ("relatively
 prime positive integers ... find m+n") and ignored. With these settings the bundled sets do
 not hit each other (aime25, amc23, math500 each against the rest: 0).
 """
@@ -36,9 +36,10 @@ DEFAULT_MIN_OVERLAP = 0.3
 DEFAULT_MIN_SHARED = 3
 DEFAULT_MIN_WORDS_MASKED = 12
 DEFAULT_MAX_DF = 3
-# Short items keep their numbers and have few n-grams, so a shared stem such as "find the number of
-# ordered pairs (a,b) of integers such that" is ~30% of them: they need half their n-grams shared.
-DEFAULT_MIN_OVERLAP_SHORT = 0.5
+# An item with few n-grams is mostly its opening stem ("find the number of ordered pairs (a,b) of
+# integers such that" is 30% of a 16-gram MATH-500 item), so such items need half their n-grams shared.
+SHORT_ITEM_GRAMS = 24
+MIN_OVERLAP_SHORT = 0.5
 TEXT_COLUMNS = ("original_problem", "problem", "question", "raw_problem", "prompt")
 ITEM_COLUMNS = ("unique_id", "id", "idx", "index")
 _CHUNK = 100_000
@@ -178,7 +179,8 @@ def _match(
     pr, counts = np.unique(trip[:, :2], axis=0, return_counts=True)
     total = ref_total[pr[:, 1].astype(np.int64)]
     overlap = counts / np.maximum(total, 1)
-    ok = (overlap >= min_overlap) & (counts >= np.minimum(min_shared, total))
+    need = np.where(total < SHORT_ITEM_GRAMS, max(min_overlap, MIN_OVERLAP_SHORT), min_overlap)
+    ok = (overlap >= need) & (counts >= np.minimum(min_shared, total))
     for (r, ref_i), ov, c in zip(pr[ok].tolist(), overlap[ok].tolist(), counts[ok].tolist(), strict=True):
         key = offset + int(r)
         if key not in best or ov > best[key][0]:
@@ -231,8 +233,7 @@ def decontaminate(
             if r is not None:
                 best[start + i % len(rows)] = (1.0, 0, r)
         for index, mask in ((masked_index, True), (plain_index, False)):
-            need = min_overlap if mask else max(min_overlap, DEFAULT_MIN_OVERLAP_SHORT)
-            _match(norm, index, n, mask, need, min_shared, len(rows), best, start)
+            _match(norm, index, n, mask, min_overlap, min_shared, len(rows), best, start)
 
     status = table.column("status").to_pylist()
     ids = table.column("id").to_pylist()
