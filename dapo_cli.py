@@ -30,6 +30,30 @@ def version() -> None:
     typer.echo(_v("dapo-toolkit"))
 
 
+@app.command()
+def demo(
+    out: str = typer.Option("demo_out", help="output directory (corpus, SFT policy, RL run, report.json)"),
+    seed: int = typer.Option(0, help="one seed for corpus, SFT and RL"),
+    rl_steps: int | None = typer.Option(None, help="override the number of DAPO steps"),
+    threads: int | None = typer.Option(None, help="torch threads (default: torch's choice)"),
+) -> None:
+    """Build a synthetic corpus, SFT-warm a tiny model, train it with DAPO, and compare held-out accuracy."""
+    from pathlib import Path
+
+    from pipelines.build import build
+    from trainer.demo import DEMO_CORPUS, run
+
+    result = build(DEMO_CORPUS, Path(out) / "data", offline=True)
+    run(
+        Path(out),
+        records=result.records_dir,
+        verl=result.verl_path,
+        seed=seed,
+        rl_steps=rl_steps,
+        threads=threads,
+    )
+
+
 def _register_all() -> None:
     from mathdata.cli import register as register_mathdata
     from pipelines.cli import register as register_pipelines

@@ -1,10 +1,142 @@
-"""`dapo` subcommands contributed by the trainer package."""
+"""`dapo` subcommands contributed by the trainer package: train, sft, eval, plot.
+
+(`dapo demo` lives in dapo_cli.py because it also builds a corpus with pipelines, which the
+trainer never imports.) Heavy imports happen inside the commands so `dapo --help` stays fast.
+"""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 
+def _fail(e: Exception) -> None:
+    typer.secho(f"error: {e}", fg="red", err=True)
+    raise typer.Exit(2)
+
+
+def train_cmd(
+    config: Annotated[
+        Path | None, typer.Argument(help="YAML config (sections: model, data, rollout, algo, optim, train)")
+    ] = None,
+    preset: Annotated[
+        str | None, typer.Option(help="grpo | dapo | dr_grpo | gspo | dcpo (overrides the file's preset)")
+    ] = None,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="override a key, e.g. --set algo.eps_high=0.28")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="run directory (train.out)")] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="continue from the run directory's latest checkpoint")
+    ] = False,
+    no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+) -> None:
+    """RL-train a policy on a verl Parquet (DAPO by default); metrics, plots and checkpoints go to train.out."""
+    from trainer.config import ConfigError, load_config
+
+    sets = list(set_ or [])
+    if out is not None:
+        sets.append(f"train.out={out}")
+    try:
+        cfg = load_config(config, preset=preset, sets=sets)
+    except ConfigError as e:
+        _fail(e)
+    from trainer.loop import train
+    from trainer.plots import plot_run
+    from trainer.sampling import DynamicSamplingError
+
+    try:
+        run_dir = train(cfg, resume=resume, progress=not no_progress)
+    except (DynamicSamplingError, FileNotFoundError, ValueError) as e:
+        _fail(e)
+    typer.echo(f"run: {run_dir}  plots: {plot_run(run_dir)}")
+
+
+def sft_cmd(
+    records: Annotated[Path, typer.Argument(help="records store written by `dapo build` (DIR/records)")],
+    out: Annotated[Path, typer.Option(help="where to save the policy (a transformers model directory)")],
+    steps: int = 300,
+    batch_size: int = 32,
+    lr: float = 2e-3,
+    seed: int = 0,
+    probe: Annotated[
+        Path | None, typer.Option(help="verl Parquet whose first prompts measure accuracy during SFT")
+    ] = None,
+    stop_at_acc: Annotated[
+        float | None, typer.Option(help="stop once sampled probe accuracy reaches this")
+    ] = None,
+    config: Annotated[Path | None, typer.Option(help="YAML whose model.tiny section sizes the model")] = None,
+) -> None:
+    """Supervised warm-up of the tiny model on worked solutions, so RL starts from the Answer: format."""
+    from trainer.config import ConfigError, load_config
+    from trainer.data import Prompt, read_verl
+    from trainer.sft import sft
+
+    try:
+        cfg = load_config(config)
+        pr = None
+        if probe is not None:
+            pr = [
+                Prompt(r["key"], [], r["gold"], r["messages"][-1]["content"]) for r in read_verl(probe)[:48]
+            ]
+        s = sft(records, out, model_cfg=cfg.model, steps=steps, batch_size=batch_size, lr=lr, seed=seed, probe=pr,
+                stop_at_acc=stop_at_acc)  # fmt: skip
+    except (ConfigError, ValueError, FileNotFoundError) as e:
+        _fail(e)
+    typer.echo(json.dumps(s))
+
+
+def eval_cmd(
+    model: Annotated[
+        Path, typer.Argument(help="policy directory (SFT output or a run's checkpoints/step-N)")
+    ],
+    data: Annotated[Path, typer.Argument(help="verl Parquet (e.g. a held-out split or an aime24 export)")],
+    split: Annotated[str | None, typer.Option(help="only rows with this extra_info.split")] = None,
+    k: int = 8,
+    temperature: float = 1.0,
+    top_p: float = 0.7,
+    max_new_tokens: int = 64,
+    limit: Annotated[int | None, typer.Option(help="first N prompts")] = None,
+    max_prompt_len: int = 1024,
+    json_out: Annotated[Path | None, typer.Option("--json", help="also write the metrics here")] = None,
+) -> None:
+    """avg@k, pass@k (unbiased) and cons@k (majority vote) from k samples per prompt."""
+    from trainer.data import load_prompts
+    from trainer.eval import evaluate
+    from trainer.model import load_model, load_tokenizer, quiet_transformers
+
+    quiet_transformers()
+    try:
+        tok = load_tokenizer(model)
+        ps = load_prompts(data, tok, max_prompt_len=max_prompt_len, limit=limit, split=split)
+        res = evaluate(load_model(model), tok, ps.prompts, k=k, temperature=temperature, top_p=top_p,
+                       max_new_tokens=max_new_tokens)  # fmt: skip
+    except (ValueError, FileNotFoundError, OSError) as e:
+        _fail(e)
+    res["prompts_dropped_too_long"] = ps.dropped_too_long
+    if json_out:
+        from trainer.checkpoint import atomic_write_text
+
+        atomic_write_text(json_out, json.dumps(res, indent=1))
+    typer.echo(json.dumps(res, indent=1))
+
+
+def plot_cmd(run_dir: Annotated[Path, typer.Argument(help="a run directory with metrics.jsonl")]) -> None:
+    """Redraw the Figure-7 panels (length, reward, entropy, mean probability) plus accuracy as PNG."""
+    from trainer.plots import plot_run
+
+    try:
+        typer.echo(str(plot_run(run_dir)))
+    except (ValueError, FileNotFoundError) as e:
+        _fail(e)
+
+
 def register(app: typer.Typer) -> None:
     """Add this package's commands to the top-level `dapo` app."""
-    return None
+    app.command("train")(train_cmd)
+    app.command("sft")(sft_cmd)
+    app.command("eval")(eval_cmd)
+    app.command("plot")(plot_cmd)

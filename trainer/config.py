@@ -55,7 +55,9 @@ class ModelConfig(_Strict):
 
 class DataConfig(_Strict):
     train: str | None = None  # verl Parquet (file or directory)
+    train_split: str | None = None  # keep only rows whose extra_info.split matches (None: all rows)
     eval: str | None = None  # held-out verl Parquet; None: eval skipped during training
+    eval_split: str | None = None
     max_prompt_len: int = 192  # tokens after the chat template; longer prompts are dropped and counted
     eval_size: int | None = None  # first N eval prompts (None: all)
 

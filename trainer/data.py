@@ -49,10 +49,15 @@ def _read_rows(path: str | Path) -> list[dict]:
     return table.to_pylist()
 
 
-def read_verl(path: str | Path) -> list[dict]:
-    """Rows as {key, messages, gold}, each field checked with the row number in the error."""
+def read_verl(path: str | Path, *, split: str | None = None) -> list[dict]:
+    """Rows as {key, messages, gold}, each field checked with the row number in the error.
+
+    `split` keeps rows whose extra_info.split matches (a held-out split of the same file).
+    """
     out = []
     for i, row in enumerate(_read_rows(path)):
+        if split is not None and (row.get("extra_info") or {}).get("split") != split:
+            continue
         msgs = row.get("prompt")
         if isinstance(msgs, str):
             msgs = [{"role": "user", "content": msgs}]
@@ -73,9 +78,13 @@ def read_verl(path: str | Path) -> list[dict]:
     return out
 
 
-def load_prompts(path: str | Path, tokenizer, *, max_prompt_len: int, limit: int | None = None) -> PromptSet:
+def load_prompts(
+    path: str | Path, tokenizer, *, max_prompt_len: int, limit: int | None = None, split: str | None = None
+) -> PromptSet:
     """Apply the chat template and drop (and count) prompts over `max_prompt_len` tokens."""
-    rows = read_verl(path)
+    rows = read_verl(path, split=split)
+    if not rows:
+        raise ValueError(f"{path}: no rows{f' with extra_info.split == {split!r}' if split else ''}")
     if limit is not None:
         rows = rows[:limit]
     prompts, dropped = [], 0

@@ -292,12 +292,24 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
     else:
         texts = None
         if not cfg.model.path:
-            texts = [m["content"] for row in read_verl(cfg.data.train) for m in row["messages"]]
+            texts = [
+                m["content"]
+                for row in read_verl(cfg.data.train, split=cfg.data.train_split)
+                for m in row["messages"]
+            ]
         model, tok = build_policy(cfg.model, texts, seed=t.seed)
     dump_config(cfg, out / "config.yaml")
-    data = load_prompts(cfg.data.train, tok, max_prompt_len=cfg.data.max_prompt_len)
+    data = load_prompts(
+        cfg.data.train, tok, max_prompt_len=cfg.data.max_prompt_len, split=cfg.data.train_split
+    )
     eval_set = (
-        load_prompts(cfg.data.eval, tok, max_prompt_len=cfg.data.max_prompt_len, limit=cfg.data.eval_size)
+        load_prompts(
+            cfg.data.eval,
+            tok,
+            max_prompt_len=cfg.data.max_prompt_len,
+            limit=cfg.data.eval_size,
+            split=cfg.data.eval_split,
+        )  # fmt: skip
         if cfg.data.eval and t.eval_every
         else None
     )
@@ -322,7 +334,9 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
             dcpo.load_state_dict(st["dcpo"])
         if ref_model is not None:
             raise NotImplementedError("resuming a run with a KL reference: restart from the reference's path")
-    log = MetricsLog(out, tensorboard=t.tensorboard, resume_step=start if ckpt is not None else None)
+    resume_step = start if ckpt is not None else None
+    log = MetricsLog(out, tensorboard=t.tensorboard, resume_step=resume_step)
+    samples_log = MetricsLog(out, tensorboard=False, resume_step=resume_step, name="rollouts.jsonl")
     engine = HFEngine(model, tok)
 
     def score(samples, gold):
@@ -387,12 +401,18 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
                               top_p=t.eval_top_p, max_new_tokens=r.max_new_tokens)  # fmt: skip
                 m.update({f"eval/{k}": v for k, v in ev.items()})
             log.log(step + 1, m)
+            samples_log.log(step + 1, {"groups": [
+                {"key": g.prompt.key, "rewards": g.rewards, "first": g.samples[0].text} for g in rb.groups]})  # fmt: skip
             if (step + 1) % t.save_every == 0 or step + 1 == end:
                 state = {"sampler": sampler.state_dict(), "dcpo": dcpo.state_dict() if dcpo else None}
                 save_checkpoint(ckpt_root, step + 1, model, tok, optimizer, state)
-            prog.update(task, advance=1, info=f"acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} "
-                        f"len {m['response_length_mean']:.0f} ent {m['entropy']:.2f} gen-batches {rb.gen_batches}")  # fmt: skip
+            info = (f"acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} len {m['response_length_mean']:.0f} "
+                    f"ent {m['entropy']:.2f} gen-batches {rb.gen_batches} {dt:.1f}s")  # fmt: skip
+            prog.update(task, advance=1, info=info)
+            if not progress:
+                prog.console.print(f"step {step + 1}/{t.steps}: {info}")
     log.close()
+    samples_log.close()
     return out
 
 

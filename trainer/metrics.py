@@ -10,8 +10,15 @@ from pathlib import Path
 class MetricsLog:
     """Append-only JSONL; on resume, rows past the checkpoint's step are dropped first."""
 
-    def __init__(self, out: str | Path, *, tensorboard: bool = True, resume_step: int | None = None) -> None:
-        self.path = Path(out) / "metrics.jsonl"
+    def __init__(
+        self,
+        out: str | Path,
+        *,
+        tensorboard: bool = True,
+        resume_step: int | None = None,
+        name: str = "metrics.jsonl",
+    ) -> None:
+        self.path = Path(out) / name
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if resume_step is None:
             self.path.write_text("")

@@ -146,6 +146,7 @@ def sft(
                     max_new_tokens=max_new_tokens,
                 )
                 acc = ev[f"avg@{probe_k}"]
+                prog.console.print(f"sft step {done}: loss {loss_ema:.3f}, probe avg@{probe_k} {acc:.2f}")
                 model.train()
                 if acc >= stop_at_acc:
                     prog.update(

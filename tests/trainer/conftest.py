@@ -59,7 +59,56 @@ def toy_verl(tmp_path):
 
 @pytest.fixture
 def toy_records(tmp_path):
-    rows = [{**p, "status": "kept"} for p in toy_problems(64, seed=1)]
-    path = tmp_path / "records.parquet"
-    pq.write_table(pa.Table.from_pylist(rows), path)
-    return str(path)
+    """A mathdata records store (what `dapo build` writes) with worked solutions."""
+    from mathdata.schema import new_record
+    from mathdata.store import write_records
+
+    recs = [
+        new_record(source="synthetic:toy", original_problem=p["problem"], problem=p["problem"], answer=p["answer"],
+                   solution=p["solution"], split="train")
+        for p in toy_problems(64, seed=1)
+    ]  # fmt: skip
+    write_records(tmp_path / "records", recs)
+    return str(tmp_path / "records")
+
+
+TINY = {
+    "hidden_size": 64,
+    "num_layers": 2,
+    "num_heads": 2,
+    "num_kv_heads": 1,
+    "intermediate_size": 128,
+    "vocab_size": 300,
+}
+
+
+@pytest.fixture(scope="session")
+def tiny_policy():
+    """(model, tokenizer): a 2-layer Qwen2 with a BPE trained on the toy texts."""
+    from trainer.config import TinyModelConfig
+    from trainer.model import tiny_model, train_tokenizer
+
+    probs = toy_problems(64)
+    texts = [TEMPLATE.format(problem=p["problem"]) for p in probs] + [p["solution"] for p in probs]
+    tok = train_tokenizer(texts, TINY["vocab_size"])
+    return tiny_model(TinyModelConfig(**TINY), tok, seed=0), tok
+
+
+@pytest.fixture(scope="session")
+def sft_dir(tmp_path_factory):
+    """A tiny policy after a short SFT on toy worked solutions: it ends responses with EOS."""
+    from mathdata.schema import new_record
+    from mathdata.store import write_records
+    from trainer.config import ModelConfig, TinyModelConfig
+    from trainer.sft import sft
+
+    root = tmp_path_factory.mktemp("sft")
+    recs = [
+        new_record(source="synthetic:toy", original_problem=p["problem"], problem=p["problem"], answer=p["answer"],
+                   solution=p["solution"], split="train")
+        for p in toy_problems(128, seed=2, hi=9)
+    ]  # fmt: skip
+    write_records(root / "records", recs)
+    summary = sft(root / "records", root / "policy", model_cfg=ModelConfig(tiny=TinyModelConfig(**TINY)), steps=60,
+                  batch_size=16, lr=3e-3, warmup=5, progress=False)  # fmt: skip
+    return root / "policy", summary

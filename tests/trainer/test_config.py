@@ -1,0 +1,73 @@
+import pytest
+
+from trainer.config import ConfigError, build_config, load_config
+
+
+def test_presets_differ_where_the_papers_do():
+    dapo, grpo = build_config(preset="dapo"), build_config(preset="grpo")
+    assert (dapo.algo.eps_low, dapo.algo.eps_high) == (0.2, 0.28)
+    assert grpo.algo.eps_low == grpo.algo.eps_high == 0.2
+    assert dapo.algo.loss_agg == "token_mean" and grpo.algo.loss_agg == "seq_mean_token_mean"
+    assert dapo.algo.dynamic_sampling and not grpo.algo.dynamic_sampling
+    assert dapo.algo.overlong_filter and dapo.algo.kl_coef == 0.0
+
+
+def test_user_keys_override_preset(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("preset: dapo\nalgo:\n  eps_high: 0.3\nrollout:\n  n: 4\n")
+    cfg = load_config(p, sets=["train.steps=7", "algo.token_norm=group"])
+    assert cfg.algo.eps_high == 0.3 and cfg.rollout.n == 4 and cfg.train.steps == 7
+    assert cfg.algo.token_norm == "group" and cfg.algo.eps_low == 0.2
+
+
+def test_unknown_key_suggests_the_right_one():
+    with pytest.raises(ConfigError, match=r"unknown key 'algo.eps_hihg': did you mean 'algo.eps_high'"):
+        build_config({"algo": {"eps_hihg": 0.28}})
+
+
+def test_verl_trl_names_say_what_to_write():
+    with pytest.raises(ConfigError, match=r"clip_ratio_high.*write algo.eps_high"):
+        build_config({"algo": {"clip_ratio_high": 0.28}})
+    with pytest.raises(ConfigError, match=r"num_generations.*write rollout.n"):
+        build_config({"num_generations": 8})
+
+
+@pytest.mark.parametrize(
+    ("over", "msg"),
+    [
+        (
+            {"train": {"prompts_per_step": 4, "mini_batch_size": 5}, "rollout": {"n": 4}},
+            "mini_batch_size 5 must divide",
+        ),
+        ({"train": {"mini_batch_size": 16, "micro_batch_size": 6}}, "micro_batch_size 6 must divide"),
+        (
+            {"rollout": {"max_new_tokens": 16}, "algo": {"overlong_buffer": 16}},
+            "overlong_buffer 16 must be smaller",
+        ),
+        (
+            {"algo": {"loss_agg": "seq_mean_token_mean", "token_norm": "group"}},
+            "token_norm 'group' only applies",
+        ),
+        (
+            {"rollout": {"top_p": 0.7}, "algo": {"old_logprobs": "engine"}},
+            "write algo.old_logprobs: recompute",
+        ),
+        ({"rollout": {"n": 1}}, "at least two responses"),
+        ({"model": {"tiny": {"hidden_size": 64, "num_heads": 4}}}, "head size"),
+    ],
+)
+def test_contradictions_are_errors(over, msg):
+    with pytest.raises(ConfigError, match=msg):
+        build_config(over)
+
+
+def test_preset_and_algo_name_must_agree():
+    with pytest.raises(ConfigError, match="contradicts preset"):
+        build_config({"preset": "grpo", "algo": {"name": "dapo"}})
+
+
+def test_bad_yaml_names_the_file(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text("- just\n- a list\n")
+    with pytest.raises(ConfigError, match=str(p)):
+        load_config(p)

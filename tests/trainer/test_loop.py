@@ -1,0 +1,167 @@
+"""The update step: accumulation equals one big batch, a toy run trains and resumes exactly."""
+
+import json
+
+import pytest
+import torch
+
+from trainer.config import build_config
+from trainer.data import Prompt
+from trainer.loop import accumulate_grads, advantages, make_batch, score_tokens
+from trainer.reward import Scored
+from trainer.rollout import Sample
+from trainer.sampling import Group
+
+TINY = {
+    "hidden_size": 64,
+    "num_layers": 2,
+    "num_heads": 2,
+    "num_kv_heads": 1,
+    "intermediate_size": 128,
+    "vocab_size": 300,
+}
+
+
+def _random_groups(n_groups: int, G: int, vocab: int, seed: int = 0) -> list[Group]:
+    g = torch.Generator().manual_seed(seed)
+    groups = []
+    for k in range(n_groups):
+        samples, scores = [], []
+        for i in range(G):
+            plen, rlen = (
+                int(torch.randint(3, 8, (1,), generator=g)),
+                int(torch.randint(1, 9, (1,), generator=g)),
+            )
+            trunc = i == G - 1 and k == 0  # one truncated response
+            samples.append(Sample(torch.randint(3, vocab, (plen,), generator=g).tolist(),
+                                  torch.randint(3, vocab, (rlen,), generator=g).tolist(), [-1.0] * rlen, trunc, ""))  # fmt: skip
+            r = float(i % 2) * 2 - 1
+            scores.append(Scored(r, r > 0, None, 0.0))
+        groups.append(Group(Prompt(str(k), [], "1", ""), samples, scores))
+    return groups
+
+
+def _grads(model, cfg, batch, adv, old, micro):
+    model.zero_grad(set_to_none=True)
+    accumulate_grads(cfg, model, batch, batch, adv, old, None, 1, micro)
+    return [p.grad.clone() for p in model.parameters()]
+
+
+@pytest.mark.parametrize(
+    "over",
+    [
+        {"preset": "dapo"},
+        {"preset": "dapo", "algo": {"token_norm": "group"}},
+        {"preset": "dapo", "algo": {"token_norm": "batch"}},
+        {"preset": "grpo"},
+        {"preset": "dr_grpo"},
+        {"preset": "gspo"},
+        {"preset": "dapo", "algo": {"kl_coef": 0.1}},
+    ],
+)
+def test_accumulation_equals_one_big_batch(tiny_policy, over):
+    model, tok = tiny_policy
+    cfg = build_config({**over, "rollout": {"n": 4, "max_new_tokens": 16}, "algo": {**over.get("algo", {}), "overlong_buffer": 4},
+                        "train": {"prompts_per_step": 3}})  # fmt: skip
+    groups = _random_groups(3, 4, len(tok))
+    batch = make_batch(groups, tok.pad_token_id, overlong_filter=True)
+    old, _ = score_tokens(model, batch, temperature=1.0, micro=12)
+    old = old - 0.05 * torch.randn(
+        old.shape, generator=torch.Generator().manual_seed(1)
+    )  # ratios != 1: clipping matters
+    adv = advantages(cfg, groups, None)
+    ref = old + 0.1 if cfg.algo.kl_coef else None
+    model.zero_grad(set_to_none=True)
+    accumulate_grads(cfg, model, batch, batch, adv, old, ref, 1, 12)
+    big = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad(set_to_none=True)
+    accumulate_grads(cfg, model, batch, batch, adv, old, ref, 1, 3)
+    small = [p.grad.clone() for p in model.parameters()]
+    assert sum(float(b.abs().sum()) for b in big) > 0
+    for b, s in zip(big, small, strict=True):
+        torch.testing.assert_close(s, b, rtol=1e-4, atol=1e-6)
+
+
+def test_truncated_responses_contribute_no_gradient(tiny_policy):
+    model, tok = tiny_policy
+    cfg = build_config(
+        {
+            "rollout": {"n": 4, "max_new_tokens": 16},
+            "algo": {"overlong_buffer": 4},
+            "train": {"prompts_per_step": 1},
+        }
+    )
+    groups = _random_groups(1, 4, len(tok))  # response 3 is truncated
+    batch = make_batch(groups, tok.pad_token_id, overlong_filter=True)
+    old, _ = score_tokens(model, batch, temperature=1.0, micro=4)
+    adv = advantages(cfg, groups, None)
+    with_trunc = _grads(model, cfg, batch, adv, old, 4)
+    adv2 = adv.clone()
+    adv2[3] = 123.0  # the truncated response's advantage must not matter
+    changed = _grads(model, cfg, batch, adv2, old, 4)
+    for a, b in zip(with_trunc, changed, strict=True):
+        torch.testing.assert_close(a, b)
+
+
+def _toy_cfg(train_path, out, model_path, steps=2):
+    return build_config(
+        {
+            "preset": "dapo",
+            "model": {"path": str(model_path)} if model_path else {"tiny": TINY},
+            "data": {"train": train_path, "max_prompt_len": 256},
+            "rollout": {"n": 4, "max_new_tokens": 12},
+            "algo": {"overlong_buffer": 4, "dynamic_sampling": False},
+            "optim": {"lr": 1e-3, "warmup_steps": 1},
+            "train": {
+                "steps": steps,
+                "prompts_per_step": 2,
+                "mini_batch_size": 4,
+                "micro_batch_size": 2,
+                "epochs": 2,
+                "out": str(out),
+                "tensorboard": False,
+            },
+        }  # fmt: skip
+    )
+
+
+def _params(path):
+    from safetensors.torch import load_file
+
+    return load_file(str(path / "model.safetensors"))
+
+
+def test_train_step_on_toy_parquet_and_exact_resume(toy_verl, tmp_path, sft_dir):
+    from trainer.loop import train
+
+    a = train(_toy_cfg(toy_verl, tmp_path / "a", sft_dir[0]), progress=False)
+    rows = [json.loads(x) for x in (a / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1, 2]
+    for key in ("reward_mean", "acc", "response_length_mean", "truncation_ratio", "entropy", "mean_prob",
+                "clip_frac_low", "clip_frac_high", "gen_batches", "filtered_share", "kl_old", "grad_norm", "lr",
+                "tokens_per_s", "step_time"):  # fmt: skip
+        assert key in rows[0], key
+    assert rows[0]["updates"] == 4  # 8 responses / mini-batch 4 x 2 epochs
+    assert rows[1]["grad_norm"] > 0
+
+    b_cfg = _toy_cfg(toy_verl, tmp_path / "b", sft_dir[0])
+    train(b_cfg, progress=False, max_steps=1)
+    assert (tmp_path / "b/checkpoints/latest").read_text() == "step-000001"
+    train(b_cfg, progress=False, resume=True)  # a new "process": state comes only from the checkpoint
+    ra = [json.loads(x) for x in (a / "rollouts.jsonl").read_text().splitlines()]
+    rb = [json.loads(x) for x in (tmp_path / "b/rollouts.jsonl").read_text().splitlines()]
+    assert ra == rb  # the same prompts and the same sampled responses at step 2
+    pa, pb = _params(a / "checkpoints/step-000002"), _params(tmp_path / "b/checkpoints/step-000002")
+    assert pa.keys() == pb.keys()
+    for k in pa:
+        assert torch.equal(pa[k], pb[k]), k
+    # the step-1 weights differ from step 2: the run did update
+    p1 = _params(tmp_path / "b/checkpoints/step-000001")
+    assert any(not torch.equal(p1[k], pb[k]) for k in pb)
+
+
+def test_resume_without_checkpoint_is_an_error(toy_verl, tmp_path):
+    from trainer.loop import train
+
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        train(_toy_cfg(toy_verl, tmp_path / "none", None), progress=False, resume=True)

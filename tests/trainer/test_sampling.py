@@ -1,0 +1,97 @@
+"""Dynamic sampling (filter, refill, give up) and overlong filtering, with a scripted engine."""
+
+import pytest
+import torch
+
+from trainer.data import Prompt, PromptSampler
+from trainer.loop import make_batch
+from trainer.reward import score_samples
+from trainer.rollout import Sample
+from trainer.sampling import DynamicSamplingError, collect
+
+
+class ScriptedEngine:
+    """Answers each prompt with a fixed list of texts (keyed by prompt id), like a deterministic policy."""
+
+    def __init__(self, answers: dict[int, list[str]]):
+        self.answers, self.calls = answers, []
+
+    def generate(self, prompt_ids, *, n, max_new_tokens, temperature, top_p):
+        self.calls.append(len(prompt_ids))
+        out = []
+        for p in prompt_ids:
+            texts = self.answers[p[0]][:n]
+            out.append([Sample(p, [5] * 3, [-0.1] * 3, False, t) for t in texts])
+        return out
+
+    def sync_weights(self, model):
+        pass
+
+
+def _score(samples, gold):
+    return score_samples(samples, gold, max_len=64, cache_len=8)
+
+
+def _setup(kinds):
+    """Prompt i has gold '1'; kinds[i] says whether its group is all right, all wrong, or mixed."""
+    texts = {"right": ["Answer: 1"] * 4, "wrong": ["Answer: 2"] * 4, "mixed": ["Answer: 1", "Answer: 2"] * 2}
+    prompts = [Prompt(str(i), [i], "1", "q") for i in range(len(kinds))]
+    return prompts, ScriptedEngine({i: texts[k] for i, k in enumerate(kinds)})
+
+
+def test_filter_drops_all_equal_groups_and_refills():
+    kinds = ["right", "mixed", "wrong", "mixed", "right", "right", "mixed", "wrong"]
+    prompts, engine = _setup(kinds)
+    sampler = PromptSampler(len(prompts), seed=0)
+    order = PromptSampler(len(prompts), seed=0).take(8)
+    rb = collect(engine, prompts, sampler, _score, target=2, gen_prompts=2, dynamic=True, max_gen_batches=10,
+                 n=4, max_new_tokens=8, temperature=1.0, top_p=1.0)  # fmt: skip
+    mixed_pos = [j for j, i in enumerate(order) if kinds[i] == "mixed"]
+    # generation batches of 2 prompts continue until the second mixed prompt has been drawn
+    assert rb.gen_batches == mixed_pos[1] // 2 + 1
+    assert [g.prompt.key for g in rb.groups] == [str(order[j]) for j in mixed_pos[:2]]
+    assert all(g.informative for g in rb.groups)
+    assert rb.filtered == sum(kinds[order[j]] != "mixed" for j in range(2 * rb.gen_batches))
+    assert engine.calls == [2] * rb.gen_batches
+
+
+def test_surplus_groups_are_cut_to_the_target():
+    prompts, engine = _setup(["mixed"] * 6)
+    rb = collect(engine, prompts, PromptSampler(6, 0), _score, target=3, gen_prompts=4, dynamic=True,
+                 max_gen_batches=3, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0)  # fmt: skip
+    assert len(rb.groups) == 3 and rb.gen_batches == 1 and len(rb.generated) == 4
+
+
+def test_gives_up_after_max_gen_batches_with_a_clear_error():
+    prompts, engine = _setup(["right", "wrong", "right", "mixed"])
+    with pytest.raises(
+        DynamicSamplingError, match=r"kept 1 of 2 groups after max_gen_batches=3.*raise algo.max_gen_batches"
+    ):
+        collect(engine, prompts, PromptSampler(4, 0), _score, target=2, gen_prompts=1, dynamic=True,
+                max_gen_batches=3, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0)  # fmt: skip
+
+
+def test_without_dynamic_sampling_all_groups_are_kept():
+    prompts, engine = _setup(["right", "wrong", "mixed"])
+    rb = collect(engine, prompts, PromptSampler(3, 0), _score, target=3, gen_prompts=1, dynamic=False,
+                 max_gen_batches=1, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0)  # fmt: skip
+    assert len(rb.groups) == 3 and rb.filtered == 0 and engine.calls == [3]
+
+
+def test_overlong_filter_zeroes_truncated_responses():
+    from trainer.sampling import Group
+
+    s_ok = Sample([1, 2, 3], [7, 8, 1], [-0.5, -0.5, -0.1], False, "Answer: 1")
+    s_cut = Sample([1, 2], [7, 7, 7, 7], [-0.2] * 4, True, "7777")
+    g = Group(Prompt("a", [1, 2, 3], "1", "q"), [s_ok, s_cut], _score([s_ok, s_cut], "1"))
+    on = make_batch([g], pad_id=0, overlong_filter=True)
+    off = make_batch([g], pad_id=0, overlong_filter=False)
+    assert on.mask.tolist() == [[1, 1, 1, 0], [1, 1, 1, 1]]
+    assert on.loss_mask.tolist() == [[1, 1, 1, 0], [0, 0, 0, 0]]
+    assert off.loss_mask.tolist() == on.mask.tolist()
+    # the truncated response is still scored (wrong, with the overlong term) so the group stays informative
+    assert g.scores[1].score < 0 and g.informative
+    # layout: prompts left-padded to one width, responses start in the same column
+    assert on.ids.tolist() == [[1, 2, 3, 7, 8, 1, 0], [0, 1, 2, 7, 7, 7, 7]]
+    assert on.pos[1].tolist()[1:] == [0, 1, 2, 3, 4, 5]
+    assert torch.equal(on.resp, on.ids[:, 3:])
