@@ -1,0 +1,516 @@
+"""Multi-process training: torchrun's environment, rank-sharded rollouts, whole groups, exact gradients.
+
+The design in one paragraph: every rank holds the WHOLE step (the same prompts from the same seeded
+sampler, every scored group after gathering, the whole `Batch`, old/ref logprobs, advantages), but
+does only its share of the WORK (rank r generates and scores its contiguous slice of each generation
+batch, scores its slice of rows for pi_old, and runs forward/backward on its slice of each optimiser
+mini-batch). So dynamic sampling and group advantages see whole groups and every rank takes the same
+decisions without any extra agreement protocol; the loss normalisers are the loop's own `normalisers`
+on the whole mini-batch, which equal the all-reduced per-rank counts; and the per-rank gradients are
+SUMMED, which is exactly the one-process gradient of the globally normalised loss.
+
+Gradients are summed by hand (one bucketed all-reduce per optimiser step, in
+`accumulate_grads_sharded`) rather than with DDP: DDP averages (a 1/world factor to undo), needs the
+same number of backward calls on every rank (uneven shards break that), and hides `.generate` /
+`.save_pretrained` behind `.module`. FSDP2 (`shard_model_fsdp2`, GPUs only) reduce-scatters in backward
+itself; its divide factor is set to 1 so it sums as well.
+
+Without torchrun (WORLD_SIZE unset or 1) every function here is a cheap no-op or the plain
+single-process behaviour, so the same loop runs either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import zlib
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import torch
+import torch.distributed as dist
+
+if TYPE_CHECKING:
+    from trainer.config import Config
+    from trainer.data import Prompt, PromptSampler
+    from trainer.loop import Batch
+    from trainer.rollout import RolloutEngine
+    from trainer.sampling import RolloutBatch, ScoreFn
+
+T = TypeVar("T")
+
+
+# ---------------------------------------------------------------- process group
+@dataclass(frozen=True)
+class DistEnv:
+    rank: int
+    world_size: int
+    local_rank: int
+    backend: str | None  # None: single process, no process group
+    device: torch.device
+
+
+def init_distributed(backend: str | None = None, *, timeout_s: float = 1800.0) -> DistEnv:
+    """Join the process group torchrun describes (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT).
+
+    gloo on CPU, nccl when CUDA is available (each rank on cuda:LOCAL_RANK). Without torchrun
+    (WORLD_SIZE unset or 1) no group is created and the single-process env is returned, so callers
+    need no branches. Idempotent: a second call returns the current env.
+    """
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    cuda = torch.cuda.is_available()
+    if dist.is_available() and dist.is_initialized():
+        be = dist.get_backend()
+        return DistEnv(dist.get_rank(), dist.get_world_size(), local, be, _device(be, local))
+    if world <= 1:
+        return DistEnv(0, 1, 0, None, torch.device("cuda" if cuda else "cpu"))
+    missing = [k for k in ("RANK", "MASTER_ADDR", "MASTER_PORT") if k not in os.environ]
+    if missing:
+        raise RuntimeError(
+            f"WORLD_SIZE={world} but {', '.join(missing)} unset: launch with "
+            "`torchrun --nproc_per_node N -m trainer ...` (it sets RANK, LOCAL_RANK, MASTER_ADDR/PORT)"
+        )
+    if not dist.is_available():
+        raise RuntimeError("this torch build has no torch.distributed; run one process (no torchrun)")
+    be = backend or ("nccl" if cuda else "gloo")
+    if be == "nccl":
+        torch.cuda.set_device(local)  # before init: all_gather_object and nccl use the current device
+    dist.init_process_group(
+        be,
+        init_method="env://",
+        timeout=timedelta(seconds=timeout_s),
+        device_id=torch.device("cuda", local) if be == "nccl" else None,
+    )
+    return DistEnv(dist.get_rank(), dist.get_world_size(), local, be, _device(be, local))
+
+
+def _device(backend: str | None, local_rank: int) -> torch.device:
+    return torch.device("cuda", local_rank) if backend == "nccl" else torch.device("cpu")
+
+
+def is_distributed() -> bool:
+    """True inside a process group of more than one rank (collectives needed)."""
+    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
+
+
+def rank() -> int:
+    return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
+
+
+def world_size() -> int:
+    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+
+
+def local_rank() -> int:
+    return int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def is_main() -> bool:
+    """Rank 0: the only rank that logs, shows progress and writes checkpoints."""
+    return rank() == 0
+
+
+def barrier() -> None:
+    """Wait for every rank (e.g. after rank 0 wrote a checkpoint the others will read)."""
+    if is_distributed():
+        dist.barrier()
+
+
+def cleanup() -> None:
+    """Leave the process group (call once at the end of a run; harmless without one)."""
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
+
+
+# ---------------------------------------------------------------- sharding and gathering
+def shard_range(n: int, rank_: int | None = None, world: int | None = None) -> range:
+    """This rank's contiguous slice of n items; the first n % world ranks get one more.
+
+    Contiguous slices make gathering a concatenation in rank order, so the reassembled list is the
+    original order on every rank.
+    """
+    r = rank() if rank_ is None else rank_
+    w = world_size() if world is None else world
+    base, extra = divmod(n, w)
+    start = r * base + min(r, extra)
+    return range(start, start + base + (1 if r < extra else 0))
+
+
+def shard(items: Sequence[T]) -> list[T]:
+    """This rank's slice of a list that every rank holds in the same order."""
+    return [items[i] for i in shard_range(len(items))]
+
+
+def gather_shards(local: list[T]) -> list[T]:
+    """Concatenate every rank's list in rank order (all_gather_object: any picklable items)."""
+    if not is_distributed():
+        return list(local)
+    parts: list[list[T] | None] = [None] * world_size()
+    dist.all_gather_object(parts, local)
+    return [x for p in parts for x in p]  # type: ignore[union-attr]
+
+
+def gather_rows(local: torch.Tensor, n: int) -> torch.Tensor:
+    """Reassemble the [n, ...] tensor whose rows `shard_range(n)` each rank holds (padded all_gather)."""
+    if not is_distributed():
+        return local
+    w = world_size()
+    sizes = [len(shard_range(n, r, w)) for r in range(w)]
+    if local.shape[0] != sizes[rank()]:
+        raise ValueError(
+            f"gather_rows: rank {rank()} holds {local.shape[0]} rows, its shard of {n} is {sizes[rank()]}"
+        )
+    pad = max(sizes)
+    buf = local.new_zeros((pad, *local.shape[1:]))
+    buf[: local.shape[0]] = local
+    parts = [torch.empty_like(buf) for _ in range(w)]
+    dist.all_gather(parts, buf.contiguous())
+    return torch.cat([p[:s] for p, s in zip(parts, sizes, strict=True)])
+
+
+def all_reduce_stats(stats: dict[str, float]) -> dict[str, float]:
+    """Sum float statistics over ranks (losses and counts of each rank's rows add up to the batch's)."""
+    if not is_distributed():
+        return dict(stats)
+    keys = sorted(stats)
+    t = torch.tensor([float(stats[k]) for k in keys], dtype=torch.float64, device=_comm_device())
+    dist.all_reduce(t)
+    return {k: float(v) for k, v in zip(keys, t.tolist(), strict=True)}
+
+
+def check_same(t: torch.Tensor, what: str) -> None:
+    """Raise if `t` differs between ranks: the whole design relies on every rank holding the same step."""
+    if not is_distributed():
+        return
+    x = t.detach().to(device=_comm_device(), dtype=torch.float64).reshape(-1)
+    lo, hi = x.clone(), x.clone()
+    dist.all_reduce(lo, op=dist.ReduceOp.MIN)
+    dist.all_reduce(hi, op=dist.ReduceOp.MAX)
+    if not torch.equal(lo, hi):
+        raise RuntimeError(
+            f"ranks disagree on {what}: every rank must use the same seed, data and config, and the global "
+            "torch RNG must see the same draws on every rank (rollouts run under collect_sharded's forked RNG)"
+        )
+
+
+def _comm_device() -> torch.device:
+    return (
+        torch.device("cuda", torch.cuda.current_device())
+        if dist.get_backend() == "nccl"
+        else torch.device("cpu")
+    )
+
+
+def _fingerprint(b: Batch) -> torch.Tensor:
+    """A few numbers that change when the rows or their order change (cheap cross-rank check)."""
+    w = torch.arange(1, b.ids.shape[1] + 1, dtype=torch.float64)
+    rows = (b.ids.double() * w).sum(1) + 0.5 * b.group.double()
+    return torch.stack(
+        [torch.tensor(float(len(b)), dtype=torch.float64), (rows * torch.arange(1, len(b) + 1)).sum()]
+    )
+
+
+# ---------------------------------------------------------------- rollouts
+@contextlib.contextmanager
+def _rank_rng() -> Iterator[None]:
+    """Sample with a per-rank seed, leaving the global RNG as if nothing ran.
+
+    Ranks generate different amounts of text, so letting generation draw from the global RNG would
+    desynchronise it, and the loop's mini-batch permutation (torch.randperm in `update`) must be the
+    same on every rank. One draw from the global RNG (the same on every rank) seeds this call.
+    """
+    seed = int(torch.randint(0, 2**62, (1,)))
+    devices = [torch.cuda.current_device()] if torch.cuda.is_available() else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed + 1_000_003 * rank())
+        yield
+
+
+class _RecordingSampler:
+    """Passes through a PromptSampler and remembers the last indices it handed out."""
+
+    def __init__(self, sampler: PromptSampler) -> None:
+        self.sampler, self.last = sampler, []
+
+    def take(self, k: int) -> list[int]:
+        self.last = self.sampler.take(k)
+        return self.last
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sampler, name)
+
+
+class _ShardedEngine:
+    """Generates AND scores this rank's slice of each generation batch, then gathers the scored groups.
+
+    `collect` asks for whole generation batches and scores group by group; this engine hands it the
+    gathered samples of every rank and queues their scores, which `score` then returns in order, so
+    `collect`'s dynamic sampling runs unchanged on every rank on the same whole groups. Scores are
+    computed once (on the generating rank), never recomputed: the verifier has timeouts, and two ranks
+    must not disagree on a reward.
+    """
+
+    def __init__(
+        self, engine: RolloutEngine, prompts: list[Prompt], sampler: _RecordingSampler, score: ScoreFn
+    ) -> None:
+        self.engine, self.prompts, self.sampler, self._score = engine, prompts, sampler, score
+        self.pending: deque = deque()
+
+    def sync_weights(self, model) -> None:
+        self.engine.sync_weights(model)
+
+    def generate(
+        self, prompt_ids: list[list[int]], *, n: int, max_new_tokens: int, temperature: float, top_p: float
+    ) -> list[list]:
+        chosen = [self.prompts[i] for i in self.sampler.last]
+        if [p.ids for p in chosen] != [list(p) for p in prompt_ids]:
+            raise RuntimeError(
+                "collect_sharded: collect() generated prompts other than the sampler's last take; "
+                "trainer.sampling.collect changed how it draws prompts, update trainer/distributed.py"
+            )
+        mine = shard_range(len(chosen))
+        local = []
+        if len(mine):
+            with _rank_rng():
+                outs = self.engine.generate(
+                    [chosen[i].ids for i in mine], n=n, max_new_tokens=max_new_tokens, temperature=temperature,
+                    top_p=top_p,
+                )  # fmt: skip
+            local = [(s, self._score(s, chosen[i].gold)) for i, s in zip(mine, outs, strict=True)]
+        else:
+            _ = int(torch.randint(0, 2**62, (1,)))  # the draw _rank_rng makes on the other ranks
+        full = gather_shards(local)
+        self.pending = deque(full)
+        return [s for s, _ in full]
+
+    def score(self, samples: list, gold: str) -> list:
+        if not self.pending or self.pending[0][0] is not samples:
+            raise RuntimeError(
+                "collect_sharded: collect() scored groups out of generation order; update trainer/distributed.py"
+            )
+        return self.pending.popleft()[1]
+
+
+def collect_sharded(
+    engine: RolloutEngine, prompts: list[Prompt], sampler: PromptSampler, score: ScoreFn, **kw: Any
+) -> RolloutBatch:
+    """Drop-in for `trainer.sampling.collect`: each rank generates its share, every rank gets whole groups.
+
+    Every rank draws the same prompt indices (same seeded sampler, same calls), generates and scores
+    its contiguous slice, and the scored groups are gathered in order; `collect` then keeps or drops
+    groups identically everywhere, so the sampler's state, the kept groups and `gen_batches` agree
+    across ranks (checked). Single process: plain `collect`.
+    """
+    from trainer.sampling import collect
+
+    if not is_distributed():
+        return collect(engine, prompts, sampler, score, **kw)
+    rec = _RecordingSampler(sampler)
+    eng = _ShardedEngine(engine, prompts, rec, score)
+    rb = collect(eng, prompts, rec, eng.score, **kw)  # type: ignore[arg-type]
+    keys = [zlib.crc32(g.prompt.key.encode()) for g in rb.groups] + [rb.gen_batches, rb.filtered, sampler.pos]
+    check_same(torch.tensor(keys, dtype=torch.float64), "the kept groups")
+    return rb
+
+
+def score_tokens_sharded(
+    model, b: Batch, *, temperature: float, micro: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Drop-in for `trainer.loop.score_tokens`: each rank scores its rows, every rank gets all rows."""
+    from trainer.loop import score_tokens
+
+    if not is_distributed():
+        return score_tokens(model, b, temperature=temperature, micro=micro)
+    rows = torch.tensor(list(shard_range(len(b))), dtype=torch.long)
+    with full_params(model):  # FSDP2: uneven forward counts per rank must not issue collectives
+        if len(rows):
+            lp, ent = score_tokens(model, b.select(rows), temperature=temperature, micro=micro)
+        else:
+            R = b.resp.shape[1]
+            lp = ent = torch.zeros((0, R), device=b.resp.device)
+    return gather_rows(lp, len(b)), gather_rows(ent, len(b))
+
+
+# ---------------------------------------------------------------- the update
+def accumulate_grads_sharded(
+    cfg: Config, model, full: Batch, mb: Batch, adv, old, ref, n_minibatches: int, micro: int
+) -> dict:
+    """Drop-in for `trainer.loop.accumulate_grads`: after it, every rank holds the WHOLE mini-batch's gradient.
+
+    The normalisers come from the whole mini-batch (every rank holds it), i.e. the global token /
+    sequence / group counts; each rank forward/backwards only its rows `shard_range(len(mb))` in
+    micro-batches, so its gradient is its rows' share of the globally normalised loss, and the sum over
+    ranks (all-reduced here, or reduce-scattered by FSDP2) is the one-process gradient. The returned
+    statistics are summed over ranks as well. With one process it is `accumulate_grads` itself.
+    """
+    from trainer import losses
+    from trainer.loop import normalisers, policy_loss, response_logits
+
+    if is_distributed():
+        check_same(
+            _fingerprint(mb), "the mini-batch (torch.randperm in update() must draw the same on every rank)"
+        )
+    norm = normalisers(cfg, full, mb, n_minibatches)  # whole mini-batch: global counts
+    rows = list(shard_range(len(mb)))
+    steps = math.ceil(len(rows) / micro)
+    if is_fsdp(model):  # every rank must run the same number of forward/backward (FSDP2 collectives)
+        steps = math.ceil(len(shard_range(len(mb), 0)) / micro)
+    tot = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0}
+    for k in range(steps):
+        idx = torch.tensor(rows[k * micro : (k + 1) * micro], dtype=torch.long)
+        dummy = len(idx) == 0
+        if dummy:
+            idx = torch.zeros(1, dtype=torch.long)  # a zero-weight row keeps FSDP2's collectives in step
+        sub = mb.select(idx)
+        logp = losses.token_logprobs(response_logits(model, sub, cfg.rollout.temperature), sub.resp)
+        loss, st = policy_loss(cfg, logp, sub, adv[idx], old[idx], None if ref is None else ref[idx], norm)
+        if dummy:
+            loss = loss * 0.0
+        loss.backward()
+        if not dummy:
+            tot["loss"] += loss.item()
+            for key, v in st.items():
+                tot[key] += v
+    sync_grads(model)
+    return all_reduce_stats(tot)
+
+
+def sync_grads(model, *, bucket_mb: float = 256.0) -> None:
+    """Sum gradients over ranks in place (bucketed all_reduce); a no-op alone or under FSDP2.
+
+    A parameter without a gradient on every rank keeps `grad=None`, as it would in one process
+    (AdamW skips it; a zero gradient would still decay it and move its moments).
+    """
+    if not is_distributed() or is_fsdp(model):
+        return
+    params = [p for p in model.parameters() if p.requires_grad]
+    dev = _comm_device()
+    has = torch.tensor([p.grad is not None for p in params], dtype=torch.float32, device=dev)
+    dist.all_reduce(has)
+    live = [p for p, h in zip(params, has.tolist(), strict=True) if h > 0]
+    for p in live:
+        if p.grad is None:
+            p.grad = torch.zeros_like(p)
+    limit = int(bucket_mb * 2**20)
+    bucket: list[torch.Tensor] = []
+    size = 0
+    for p in live:
+        if bucket and (
+            size + p.grad.numel() * p.grad.element_size() > limit or p.grad.dtype != bucket[0].dtype
+        ):
+            _all_reduce_bucket(bucket)
+            bucket, size = [], 0
+        bucket.append(p.grad)
+        size += p.grad.numel() * p.grad.element_size()
+    if bucket:
+        _all_reduce_bucket(bucket)
+
+
+def _all_reduce_bucket(grads: list[torch.Tensor]) -> None:
+    flat = torch.cat([g.reshape(-1) for g in grads])
+    dist.all_reduce(flat)  # SUM
+    off = 0
+    for g in grads:
+        g.copy_(flat[off : off + g.numel()].view_as(g))
+        off += g.numel()
+
+
+# ---------------------------------------------------------------- FSDP2 (GPU)
+def is_fsdp(model) -> bool:
+    try:
+        from torch.distributed.fsdp import FSDPModule
+    except ImportError:  # pragma: no cover - very old torch
+        return False
+    return isinstance(model, FSDPModule)
+
+
+def shard_model_fsdp2(
+    model,
+    *,
+    param_dtype: torch.dtype | None = None,
+    reduce_dtype: torch.dtype | None = torch.float32,
+    reshard_after_forward: bool = True,
+    device_type: str = "cuda",
+):
+    """FSDP2 (`fully_shard`) on each decoder layer, then the root; gradients SUMMED over ranks.
+
+    Call after moving the model to its GPU and BEFORE building the optimiser (parameters become
+    DTensor shards). `param_dtype=torch.bfloat16` computes in bf16 while keeping fp32 master weights
+    and fp32 gradient reduction. The divide factor is set to 1 on every FSDP module because each
+    rank's loss is already its share of the globally normalised loss (FSDP2's default averages).
+    Not exercised by the CPU tests (gloo, no GPU here); `device_type="cpu"` exists for experiments.
+    """
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
+
+    if not is_distributed():
+        raise RuntimeError("FSDP2 needs a process group: launch with torchrun --nproc_per_node N (N > 1)")
+    mesh = init_device_mesh(device_type, (world_size(),))
+    mp = MixedPrecisionPolicy(param_dtype=param_dtype, reduce_dtype=reduce_dtype)
+    layers = _decoder_layers(model)
+    for layer in layers:
+        fully_shard(layer, mesh=mesh, mp_policy=mp, reshard_after_forward=reshard_after_forward)
+    fully_shard(
+        model, mesh=mesh, mp_policy=mp, reshard_after_forward=False
+    )  # root: backward needs it at once
+    for m in model.modules():
+        if isinstance(m, FSDPModule):
+            m.set_gradient_divide_factor(1.0)
+    model._dapo_reshard_after_forward = reshard_after_forward
+    return model
+
+
+def _decoder_layers(model) -> list[torch.nn.Module]:
+    """The transformer blocks of a transformers causal LM (model.model.layers for Qwen2/Llama)."""
+    inner = getattr(model, "model", None)
+    layers = getattr(inner, "layers", None)
+    if layers is None:
+        raise ValueError(
+            f"{type(model).__name__}: no .model.layers; shard its blocks with fully_shard yourself"
+        )
+    return list(layers)
+
+
+@contextlib.contextmanager
+def full_params(model) -> Iterator[None]:
+    """Under FSDP2, hold the whole model unsharded (generation, scoring); otherwise nothing.
+
+    Each rank then runs forwards without collectives, so ranks may generate different lengths or
+    score different numbers of micro-batches without deadlocking. Costs a full copy of the weights
+    per GPU for the duration.
+    """
+    if not is_fsdp(model):
+        yield
+        return
+    from torch.distributed.fsdp import FSDPModule
+
+    mods = [m for m in model.modules() if isinstance(m, FSDPModule)]
+    for m in mods:
+        m.set_reshard_after_forward(False, recurse=False)
+    for m in mods:
+        m.unshard()
+    try:
+        yield
+    finally:
+        keep = getattr(model, "_dapo_reshard_after_forward", True)
+        for m in mods:
+            m.reshard()
+            m.set_reshard_after_forward(keep if m is not model else False, recurse=False)
+
+
+def full_state_dict(model) -> dict[str, torch.Tensor]:
+    """The whole model's weights on CPU (rank 0 gets them; call on EVERY rank, it is a collective).
+
+    Plain models return their own state dict. Rank 0 then saves with
+    `model.save_pretrained(dir, state_dict=sd)` (weights only: FSDP2 optimiser state is not checkpointed).
+    """
+    if not is_fsdp(model):
+        return model.state_dict()
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+    return get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
