@@ -1,0 +1,313 @@
+"""Multi-process training on CPU (gloo): two ranks end a step with the parameters of one process.
+
+The two-rank test launches `torchrun --nproc_per_node 2` on this file (its `__main__` is the
+worker). Each rank takes its share of the same batch of a tiny Qwen2 and runs the loop's real
+`update(...)` with `accumulate_grads` replaced by `accumulate_grads_sharded` (the one-line change
+docs/distributed.md gives for trainer/loop.py); the parameters are compared with one process
+running the unmodified `update(...)` on the whole batch. SGD, no clipping: Adam and gradient
+clipping are invariant to the gradient's scale, so they would hide a world-size factor.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from trainer import distributed as D
+from trainer.config import build_config
+from trainer.data import Prompt, PromptSampler
+from trainer.reward import Scored
+from trainer.rollout import Sample
+from trainer.sampling import Group, collect
+
+ROOT = Path(__file__).resolve().parents[2]
+VOCAB = 64
+CASES = {  # name -> config overrides; 12 responses, 2 mini-batches of 6, micro-batches of 2, 2 epochs
+    "dapo": {"preset": "dapo"},
+    "dapo_group_norm": {"preset": "dapo", "algo": {"token_norm": "group"}},
+    "dapo_batch_norm_kl": {"preset": "dapo", "algo": {"token_norm": "batch", "kl_coef": 0.1}},
+    "grpo": {"preset": "grpo"},
+    "dr_grpo": {"preset": "dr_grpo"},
+    "gspo": {"preset": "gspo"},
+    "dcpo": {"preset": "dcpo"},
+}
+
+
+# ---------------------------------------------------------------- shared by the test and the worker
+def make_cfg(over: dict):
+    algo = {**over.get("algo", {}), "overlong_buffer": 4}
+    train = {"prompts_per_step": 3, "mini_batch_size": 6, "micro_batch_size": 2, "epochs": 2}
+    return build_config(
+        {
+            **over,
+            "algo": algo,
+            "rollout": {"n": 4, "max_new_tokens": 16},
+            "train": train,
+            "optim": {"grad_clip": 1e9},
+        }
+    )
+
+
+def make_model():
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    cfg = Qwen2Config(
+        vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+        num_key_value_heads=1, max_position_embeddings=64, tie_word_embeddings=False, pad_token_id=0,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    return Qwen2ForCausalLM(cfg)
+
+
+def make_groups(n_groups: int = 3, G: int = 4, seed: int = 0) -> list[Group]:
+    """Random prompts/responses of uneven lengths, one truncated response, +1/-1 rewards."""
+    g = torch.Generator().manual_seed(seed)
+    groups = []
+    for k in range(n_groups):
+        samples, scores = [], []
+        for i in range(G):
+            plen, rlen = (
+                int(torch.randint(3, 8, (1,), generator=g)),
+                int(torch.randint(1, 9, (1,), generator=g)),
+            )
+            samples.append(Sample(torch.randint(3, VOCAB, (plen,), generator=g).tolist(),
+                                  torch.randint(3, VOCAB, (rlen,), generator=g).tolist(), [-1.0] * rlen,
+                                  i == G - 1 and k == 0, ""))  # fmt: skip
+            r = 1.0 if (i + k) % 3 == 0 else -1.0
+            scores.append(Scored(r, r > 0, None, 0.0))
+        groups.append(Group(Prompt(f"g{k}", [], "1", ""), samples, scores))
+    return groups
+
+
+def batch_and_inputs(cfg, model, *, sharded: bool):
+    """(batch, adv, old, ref): old from the model (sharded or not), perturbed so ratios != 1 and clipping acts."""
+    from trainer.advantages import DCPOStats
+    from trainer.loop import advantages, make_batch, score_tokens
+
+    groups = make_groups()
+    batch = make_batch(groups, 0, overlong_filter=True)
+    score = D.score_tokens_sharded if sharded else score_tokens
+    old, _ = score(model, batch, temperature=1.0, micro=5)
+    noise = torch.randn(old.shape, generator=torch.Generator().manual_seed(1))
+    old = old - 0.05 * noise
+    ref = old + 0.03 * noise if cfg.algo.kl_coef > 0 else None
+    return batch, advantages(cfg, groups, DCPOStats() if cfg.algo.name == "dcpo" else None), old, ref
+
+
+def run_update(cfg, *, sharded: bool) -> dict:
+    """One rollout batch through the loop's real update(); SGD so a gradient-scale error shows."""
+    from trainer import loop
+
+    model = make_model()
+    before = {k: v.detach().clone() for k, v in model.named_parameters()}
+    batch, adv, old, ref = batch_and_inputs(cfg, model, sharded=sharded)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    torch.manual_seed(123)  # update()'s mini-batch permutation
+    stats = loop.update(cfg, model, opt, batch, adv, old, ref)
+    return {
+        "params": {k: v.detach().clone() for k, v in model.named_parameters()},
+        "delta": max(float((v.detach() - before[k]).abs().max()) for k, v in model.named_parameters()),
+        "grads": {k: v.grad.clone() for k, v in model.named_parameters() if v.grad is not None},
+        "stats": stats,
+        "old": old,
+    }
+
+
+class FakeEngine:
+    """Deterministic responses per prompt, but draws from the global RNG unevenly (as sampling does)."""
+
+    pad_id = 0
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def sync_weights(self, model) -> None:
+        pass
+
+    def generate(self, prompt_ids, *, n, max_new_tokens, temperature, top_p):
+        torch.rand(7 * len(prompt_ids) + 1)
+        self.seen.extend(p[0] for p in prompt_ids)
+        return [
+            [
+                Sample(list(p), [3 + (sum(p) + i) % 5, 1], [-0.5, -0.1], False, str((sum(p) + i) % 3))
+                for i in range(n)
+            ]
+            for p in prompt_ids
+        ]
+
+
+def fake_score(samples, gold):
+    return [Scored(1.0 if s.text == gold else -1.0, s.text == gold, s.text, 0.0) for s in samples]
+
+
+def fake_prompts(n: int = 20) -> list[Prompt]:
+    """Gold i % 4: prompts with gold "3" never match (all -1: filtered by dynamic sampling)."""
+    return [Prompt(f"p{i}", [i + 5, i + 6], str(i % 4), "") for i in range(n)]
+
+
+def run_collect(engine) -> tuple[dict, PromptSampler]:
+    sampler = PromptSampler(20, seed=7)
+    rb = D.collect_sharded(
+        engine, fake_prompts(), sampler, fake_score, target=5, gen_prompts=3, dynamic=True, max_gen_batches=10,
+        n=4, max_new_tokens=4, temperature=1.0, top_p=1.0,
+    )  # fmt: skip
+    summary = {
+        "groups": [(g.prompt.key, g.rewards, [s.response_ids for s in g.samples]) for g in rb.groups],
+        "generated": [g.prompt.key for g in rb.generated],
+        "gen_batches": rb.gen_batches,
+        "filtered": rb.filtered,
+        "sampler": sampler.state_dict(),
+    }
+    return summary, sampler
+
+
+# ---------------------------------------------------------------- the worker (one per rank)
+def worker(out: Path) -> None:
+    from trainer import loop
+
+    torch.set_num_threads(1)
+    env = D.init_distributed()
+    assert (env.world_size, env.backend) == (2, "gloo") and D.is_distributed()
+    r = env.rank
+    res: dict = {"rank": r, "is_main": D.is_main()}
+
+    # gathering: rank-sharded groups come back whole and in order
+    groups = make_groups(5, 4, seed=3)
+    mine = D.shard(groups)
+    res["shard_keys"] = [g.prompt.key for g in mine]
+    res["gathered_keys"] = [g.prompt.key for g in D.gather_shards(mine)]
+    x = torch.arange(35.0).reshape(7, 5)
+    res["rows_ok"] = torch.equal(D.gather_rows(x[list(D.shard_range(7))], 7), x)
+    res["stats"] = D.all_reduce_stats({"a": 1.0 + r, "b": 0.5})
+
+    # dynamic sampling over sharded generation (train() seeds every rank alike, as here)
+    torch.manual_seed(0)
+    eng = FakeEngine()
+    res["collect"], _ = run_collect(eng)
+    res["seen"] = eng.seen
+    D.check_same(torch.get_rng_state().double(), "the global RNG after collect_sharded")  # raises if not
+
+    # the update, through loop.update with the one-line patch
+    loop.accumulate_grads = D.accumulate_grads_sharded
+    res["updates"] = {name: run_update(make_cfg(over), sharded=True) for name, over in CASES.items()}
+    D.barrier()
+    torch.save(res, out / f"rank{r}.pt")
+    D.cleanup()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------- tests
+def test_shard_range_covers_in_order():
+    for n in range(0, 12):
+        for w in (1, 2, 3, 5):
+            parts = [list(D.shard_range(n, r, w)) for r in range(w)]
+            assert [i for p in parts for i in p] == list(range(n))
+            assert max(map(len, parts)) - min(map(len, parts)) <= 1
+
+
+def test_single_process_fallback(monkeypatch):
+    """Without torchrun everything is the plain single-process behaviour."""
+    from trainer import loop
+
+    for k in ("WORLD_SIZE", "RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(k, raising=False)
+    env = D.init_distributed()
+    assert (env.rank, env.world_size, env.backend) == (0, 1, None)
+    assert not D.is_distributed() and D.is_main() and D.rank() == 0 and D.world_size() == 1
+    D.barrier()
+    assert D.shard([1, 2, 3]) == [1, 2, 3] and D.gather_shards([1, 2]) == [1, 2]
+    x = torch.ones(3, 2)
+    assert D.gather_rows(x, 3) is x and D.all_reduce_stats({"a": 2.0}) == {"a": 2.0}
+    with D.full_params(torch.nn.Linear(2, 2)):
+        pass
+    assert not D.is_fsdp(torch.nn.Linear(2, 2))
+
+    # collect_sharded is collect
+    got, _ = run_collect(FakeEngine())
+    sampler = PromptSampler(20, seed=7)
+    rb = collect(FakeEngine(), fake_prompts(), sampler, fake_score, target=5, gen_prompts=3, dynamic=True,
+                 max_gen_batches=10, n=4, max_new_tokens=4, temperature=1.0, top_p=1.0)  # fmt: skip
+    assert got["groups"] == [
+        (g.prompt.key, g.rewards, [s.response_ids for s in g.samples]) for g in rb.groups
+    ]
+    assert got["gen_batches"] == rb.gen_batches > 1 and got["filtered"] == rb.filtered > 0
+
+    # accumulate_grads_sharded is accumulate_grads (same grads, same stats)
+    cfg = make_cfg(CASES["dapo"])
+    model = make_model()
+    batch, adv, old, ref = batch_and_inputs(cfg, model, sharded=True)
+    outs = []
+    for fn in (loop.accumulate_grads, D.accumulate_grads_sharded):
+        model.zero_grad(set_to_none=True)
+        st = fn(cfg, model, batch, batch, adv, old, ref, 1, 5)
+        outs.append((st, [p.grad.clone() for p in model.parameters()]))
+    assert outs[0][0] == pytest.approx(outs[1][0])
+    for a, b in zip(outs[0][1], outs[1][1], strict=True):
+        assert torch.equal(a, b)
+    D.cleanup()
+
+
+def test_init_without_torchrun_vars_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.delenv("MASTER_ADDR", raising=False)
+    monkeypatch.delenv("RANK", raising=False)
+    with pytest.raises(RuntimeError, match="torchrun"):
+        D.init_distributed()
+
+
+@pytest.mark.slow
+def test_two_cpu_processes_equal_one_process(tmp_path):
+    """torchrun --nproc_per_node 2 (gloo, loopback): same parameters, grads and stats as one process."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env.update(PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
+    if sys.platform.startswith("linux"):
+        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
+           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), __file__, str(tmp_path)]  # fmt: skip
+    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
+    ranks = [torch.load(tmp_path / f"rank{r}.pt", weights_only=False) for r in (0, 1)]
+    assert [r["is_main"] for r in ranks] == [True, False]
+
+    # group gathering: each rank its contiguous slice, reassembled in order on both
+    assert [r["shard_keys"] for r in ranks] == [["g0", "g1", "g2"], ["g3", "g4"]]
+    assert all(r["gathered_keys"] == [f"g{i}" for i in range(5)] and r["rows_ok"] for r in ranks)
+    assert all(r["stats"] == {"a": 3.0, "b": 1.0} for r in ranks)
+
+    # dynamic sampling: both ranks keep exactly the groups one process keeps, each generated only its share
+    single, _ = run_collect(FakeEngine())
+    for r in ranks:
+        assert r["collect"] == single
+    seen0, seen1 = (set(r["seen"]) for r in ranks)
+    assert not seen0 & seen1 and len(seen0) + len(seen1) == len(single["generated"])
+
+    # the update: both ranks equal one process on the whole batch
+    torch.set_num_threads(1)
+    for name, over in CASES.items():
+        ref = run_update(make_cfg(over), sharded=False)
+        assert ref["delta"] > 1e-3, name  # the step moved the weights: equality below means something
+        for r in ranks:
+            got = r["updates"][name]
+            assert torch.allclose(got["old"], ref["old"], atol=1e-6), name
+            for k, v in ref["params"].items():
+                assert torch.allclose(got["params"][k], v, atol=1e-6, rtol=1e-5), (name, k)
+            for k, v in ref["grads"].items():
+                assert torch.allclose(got["grads"][k], v, atol=1e-6, rtol=1e-5), (name, k)
+            assert got["stats"] == pytest.approx(ref["stats"], rel=1e-5, abs=1e-6), name
+        for k, v in ranks[0]["updates"][name]["params"].items():  # the ranks never drift apart
+            assert torch.equal(v, ranks[1]["updates"][name]["params"][k]), (name, k)
+
+
+if __name__ == "__main__":  # torchrun entry point of the two-process test
+    worker(Path(sys.argv[1]))
