@@ -2,6 +2,20 @@
 
 Importing this package is cheap (no sympy): the integer and number fast paths are plain
 Python, and the symbolic step lives in a worker process (see verifiers.symbolic).
+
+Call `verifiers.warmup()` once before scoring. Every call's time budget (default 1 s)
+includes starting the symbolic worker, by design, so a cold process's first symbolic
+comparisons can come back False with reason "timeout" while the worker (sympy and
+math-verify imports, 1-3 s) starts. The reward adapters (`compute_score`, the TRL reward
+functions) call it for you, and `score_batch`'s processes start with a warm worker.
+
+Scripts that use verifiers must guard their entry point::
+
+    if __name__ == "__main__":
+        main()
+
+because the workers start via multiprocessing's forkserver, which imports the main module
+in the worker's parent; an unguarded script would start its work again there.
 """
 
 from verifiers.batch import score_batch

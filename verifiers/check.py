@@ -1,7 +1,8 @@
 """Is a predicted answer equivalent to the gold one? Cheapest decision first.
 
 Order: size/sanity limits, extraction, hedging, integer fast path (strings only, no
-sympy), exact numbers (Fraction), units, structure (tuples vs intervals vs sets vs
+sympy), kinds that can never be equal (verifiers.kinds: a number vs an interval, a word vs
+an expression, ...), exact numbers (Fraction), units, structure (tuples vs intervals vs sets vs
 matrices, several answers), then the symbolic step in a killable worker process.
 """
 
@@ -12,8 +13,10 @@ import time
 from dataclasses import dataclass
 
 from verifiers.extract import box_depth, boxed_alternatives, extract_answer, extract_prediction
+from verifiers.kinds import kinds_differ, strip_membership
 from verifiers.normalize import normalize, split_unit
 from verifiers.numbers import numbers_equal, parse_number
+from verifiers.quickeval import clearly_differ
 from verifiers.structure import Structure, parse_structure, relation_to_interval
 from verifiers.symbolic import prestart
 
@@ -133,7 +136,10 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
         and not re.search(r"\\[a-zA-Z]|[\^_]", pred)
     ):
         return False  # gold is a number, pred is words/garbage: no need to wake sympy
-    pending.append((p_txt if pred_pct else pred, g_txt if gold_pct else gold))
+    pair = (p_txt if pred_pct else pred, g_txt if gold_pct else gold)
+    if clearly_differ(*pair):
+        return False  # plain expressions with different values at a probe point (as the worker's probe)
+    pending.append(pair)
     return None
 
 
@@ -213,7 +219,9 @@ def check(pred: str, gold: str, *, timeout: float = 1.0) -> Verdict:
     """Judge `pred` (bare or wrapped: Answer line, \\boxed{}, "The answer is 34.") against `gold`.
 
     Never raises and never takes much longer than `timeout` seconds (see verifiers.symbolic
-    for what the budget covers).
+    for what the budget covers). The budget includes starting the symbolic worker: call
+    `verifiers.warmup()` first (the adapters do), or the first symbolic calls of a process
+    may come back "timeout".
     """
     try:
         return _check(pred, gold, timeout, time.monotonic() + timeout)
@@ -268,6 +276,7 @@ def _check(pred: str, gold: str, timeout: float, deadline: float) -> Verdict:
     g_body, g_unit = split_unit(g_raw)
     p, g = normalize(p_body), normalize(g_body)
     p, g = relation_to_interval(p) or p, relation_to_interval(g) or g
+    p, g = strip_membership(p), strip_membership(g)
     if not p:
         return Verdict(False, "no_answer", p)
     if p_unit and g_unit and p_unit != g_unit:
@@ -277,6 +286,8 @@ def _check(pred: str, gold: str, timeout: float, deadline: float) -> Verdict:
     pi, gi = _INT.fullmatch(p), _INT.fullmatch(g)
     if pi and gi:
         return Verdict(p == g, "integer_match" if p == g else "integer_mismatch", p)
+    if kinds_differ(p, g):  # e.g. a number vs an interval, a word vs a tuple: no sympy needed
+        return Verdict(False, "kind_mismatch", p)
     gs, ps = parse_structure(g), parse_structure(p)
     if gs is None and ps is None:
         pending: list[tuple[str, str]] = []

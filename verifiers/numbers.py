@@ -20,7 +20,7 @@ _SCI = re.compile(
 _POW10 = re.compile(r"^(?P<s>[-+]?)10\s*\^\s*\{?\s*(?P<e>[-+]?\d+)\s*\}?$")
 _FRAC = re.compile(rf"^(?P<s>[-+]?)\\frac\{{(?P<n>[-+]?{_DEC})\}}\{{(?P<d>[-+]?{_DEC})\}}$")
 _SLASH = re.compile(rf"^(?P<n>[-+]?{_DEC})\s*/\s*(?P<d>[-+]?{_DEC})$")
-_MIXED = re.compile(r"^(?P<s>[-+]?)(?P<w>\d+)\\frac\{(?P<n>\d+)\}\{(?P<d>\d+)\}$")
+_MIXED = re.compile(r"^(?P<s>[-+]?)(?P<w>\d+)\s*\\frac\{(?P<n>\d+)\}\{(?P<d>\d+)\}$")
 
 
 def _literal(text: str, exp: int = 0) -> Fraction | None:
