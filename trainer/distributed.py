@@ -173,6 +173,20 @@ def gather_rows(local: torch.Tensor, n: int) -> torch.Tensor:
     return torch.cat([p[:s] for p, s in zip(parts, sizes, strict=True)])
 
 
+def broadcast_params(model) -> None:
+    """Copy rank 0's weights (and buffers) to every rank: the ranks start the run from one model.
+
+    Building the same seeded model on every rank gives the same weights on one machine, but a
+    broadcast makes it a guarantee (different CPUs / kernels, a checkpoint read while another rank
+    wrote). Call before `shard_model_fsdp2` and before building the optimiser.
+    """
+    if not is_distributed():
+        return
+    with torch.no_grad():
+        for t in [*model.parameters(), *model.buffers()]:
+            dist.broadcast(t.data, src=0)
+
+
 def all_reduce_stats(stats: dict[str, float]) -> dict[str, float]:
     """Sum float statistics over ranks (losses and counts of each rank's rows add up to the batch's)."""
     if not is_distributed():
@@ -461,6 +475,7 @@ def shard_model_fsdp2(
     for m in model.modules():
         if isinstance(m, FSDPModule):
             m.set_gradient_divide_factor(1.0)
+            m.set_force_sum_reduction_for_comms(True)  # plain SUM (gloo has no PREMUL_SUM; NCCL zero-copy)
     model._dapo_reshard_after_forward = reshard_after_forward
     return model
 

@@ -36,13 +36,22 @@ CASES = {  # name -> config overrides; 12 responses, 2 mini-batches of 6, micro-
     "dr_grpo": {"preset": "dr_grpo"},
     "gspo": {"preset": "gspo"},
     "dcpo": {"preset": "dcpo"},
+    # 4 mini-batches of 3 responses, micro-batches of 1: the ranks hold 2 and 1 rows (uneven shards)
+    "dapo_uneven": {"preset": "dapo", "train": {"mini_batch_size": 3, "micro_batch_size": 1}},
 }
+FSDP_CASES = ("dapo", "gspo", "dapo_uneven")
 
 
 # ---------------------------------------------------------------- shared by the test and the worker
 def make_cfg(over: dict):
     algo = {**over.get("algo", {}), "overlong_buffer": 4}
-    train = {"prompts_per_step": 3, "mini_batch_size": 6, "micro_batch_size": 2, "epochs": 2}
+    train = {
+        "prompts_per_step": 3,
+        "mini_batch_size": 6,
+        "micro_batch_size": 2,
+        "epochs": 2,
+        **over.get("train", {}),
+    }
     return build_config(
         {
             **over,
@@ -100,13 +109,15 @@ def batch_and_inputs(cfg, model, *, sharded: bool):
     return batch, advantages(cfg, groups, DCPOStats() if cfg.algo.name == "dcpo" else None), old, ref
 
 
-def run_update(cfg, *, sharded: bool) -> dict:
+def run_update(cfg, *, sharded: bool, fsdp: bool = False) -> dict:
     """One rollout batch through the loop's real update(); SGD so a gradient-scale error shows."""
     from trainer import loop
 
     model = make_model()
     before = {k: v.detach().clone() for k, v in model.named_parameters()}
     batch, adv, old, ref = batch_and_inputs(cfg, model, sharded=sharded)
+    if fsdp:
+        return run_update_fsdp(cfg, model, before, batch, adv, old, ref)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     torch.manual_seed(123)  # update()'s mini-batch permutation
     stats = loop.update(cfg, model, opt, batch, adv, old, ref)
@@ -116,6 +127,28 @@ def run_update(cfg, *, sharded: bool) -> dict:
         "grads": {k: v.grad.clone() for k, v in model.named_parameters() if v.grad is not None},
         "stats": stats,
         "old": old,
+    }
+
+
+def run_update_fsdp(cfg, model, before, batch, adv, old, ref) -> dict:
+    """The same step with the model under FSDP2 on CPU (gloo): sharded params, reduce-scatter in backward."""
+    from trainer import loop
+
+    plain, _ = D.score_tokens_sharded(model, batch, temperature=1.0, micro=5)
+    model = D.shard_model_fsdp2(model, device_type="cpu")
+    with D.full_params(model):  # uneven generation lengths per rank: no collectives may run inside
+        ids = batch.ids[:2, : batch.ids.shape[1] - batch.resp.shape[1]]
+        model.generate(input_ids=ids, max_new_tokens=2 + 3 * D.rank(), do_sample=False, pad_token_id=0)
+    old_fsdp, _ = D.score_tokens_sharded(model, batch, temperature=1.0, micro=5)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    torch.manual_seed(123)
+    stats = loop.update(cfg, model, opt, batch, adv, old, ref)
+    params = D.full_state_dict(model)  # a collective; rank 0 gets the whole model
+    return {
+        "params": {k: v.clone() for k, v in params.items()},
+        "delta": max(float((v - before[k]).abs().max()) for k, v in params.items()) if params else 0.0,
+        "stats": stats,
+        "old_diff": float((old_fsdp - plain).abs().max()),
     }
 
 
@@ -185,6 +218,11 @@ def worker(out: Path) -> None:
     x = torch.arange(35.0).reshape(7, 5)
     res["rows_ok"] = torch.equal(D.gather_rows(x[list(D.shard_range(7))], 7), x)
     res["stats"] = D.all_reduce_stats({"a": 1.0 + r, "b": 0.5})
+    lin = torch.nn.Linear(3, 2)
+    with torch.no_grad():
+        lin.weight.fill_(float(r))
+    D.broadcast_params(lin)
+    res["broadcast"] = float(lin.weight.abs().sum())  # rank 0's zeros everywhere
 
     # dynamic sampling over sharded generation (train() seeds every rank alike, as here)
     torch.manual_seed(0)
@@ -196,6 +234,7 @@ def worker(out: Path) -> None:
     # the update, through loop.update with the one-line patch
     loop.accumulate_grads = D.accumulate_grads_sharded
     res["updates"] = {name: run_update(make_cfg(over), sharded=True) for name, over in CASES.items()}
+    res["fsdp"] = {name: run_update(make_cfg(CASES[name]), sharded=True, fsdp=True) for name in FSDP_CASES}
     D.barrier()
     torch.save(res, out / f"rank{r}.pt")
     D.cleanup()
@@ -229,6 +268,8 @@ def test_single_process_fallback(monkeypatch):
     assert D.shard([1, 2, 3]) == [1, 2, 3] and D.gather_shards([1, 2]) == [1, 2]
     x = torch.ones(3, 2)
     assert D.gather_rows(x, 3) is x and D.all_reduce_stats({"a": 2.0}) == {"a": 2.0}
+    D.broadcast_params(torch.nn.Linear(2, 2))
+    D.sync_grads(torch.nn.Linear(2, 2))
     with D.full_params(torch.nn.Linear(2, 2)):
         pass
     assert not D.is_fsdp(torch.nn.Linear(2, 2))
@@ -283,7 +324,7 @@ def test_two_cpu_processes_equal_one_process(tmp_path):
     # group gathering: each rank its contiguous slice, reassembled in order on both
     assert [r["shard_keys"] for r in ranks] == [["g0", "g1", "g2"], ["g3", "g4"]]
     assert all(r["gathered_keys"] == [f"g{i}" for i in range(5)] and r["rows_ok"] for r in ranks)
-    assert all(r["stats"] == {"a": 3.0, "b": 1.0} for r in ranks)
+    assert all(r["stats"] == {"a": 3.0, "b": 1.0} and r["broadcast"] == 0.0 for r in ranks)
 
     # dynamic sampling: both ranks keep exactly the groups one process keeps, each generated only its share
     single, _ = run_collect(FakeEngine())
@@ -307,6 +348,15 @@ def test_two_cpu_processes_equal_one_process(tmp_path):
             assert got["stats"] == pytest.approx(ref["stats"], rel=1e-5, abs=1e-6), name
         for k, v in ranks[0]["updates"][name]["params"].items():  # the ranks never drift apart
             assert torch.equal(v, ranks[1]["updates"][name]["params"][k]), (name, k)
+
+        # FSDP2 on CPU (gloo): same step; rank 0 holds the gathered full state dict
+        if name in FSDP_CASES:
+            got = ranks[0]["fsdp"][name]
+            assert all(r["fsdp"][name]["old_diff"] < 1e-6 for r in ranks), name
+            assert got["params"].keys() == ref["params"].keys()
+            for k, v in ref["params"].items():
+                assert torch.allclose(got["params"][k], v, atol=1e-6, rtol=1e-5), ("fsdp", name, k)
+            assert got["stats"] == pytest.approx(ref["stats"], rel=1e-5, abs=1e-6), name
 
 
 if __name__ == "__main__":  # torchrun entry point of the two-process test
