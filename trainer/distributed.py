@@ -12,7 +12,7 @@ SUMMED, which is exactly the one-process gradient of the globally normalised los
 Gradients are summed by hand (one bucketed all-reduce per optimiser step, in
 `accumulate_grads_sharded`) rather than with DDP: DDP averages (a 1/world factor to undo), needs the
 same number of backward calls on every rank (uneven shards break that), and hides `.generate` /
-`.save_pretrained` behind `.module`. FSDP2 (`shard_model_fsdp2`, GPUs only) reduce-scatters in backward
+`.save_pretrained` behind `.module`. FSDP2 (`shard_model_fsdp2`, meant for GPUs) reduce-scatters in backward
 itself; its divide factor is set to 1 so it sums as well.
 
 Without torchrun (WORLD_SIZE unset or 1) every function here is a cheap no-op or the plain
@@ -457,7 +457,8 @@ def shard_model_fsdp2(
     DTensor shards). `param_dtype=torch.bfloat16` computes in bf16 while keeping fp32 master weights
     and fp32 gradient reduction. The divide factor is set to 1 on every FSDP module because each
     rank's loss is already its share of the globally normalised loss (FSDP2's default averages).
-    Not exercised by the CPU tests (gloo, no GPU here); `device_type="cpu"` exists for experiments.
+    The tests run it with `device_type="cpu"` on gloo (same parameters as one process); the NCCL /
+    bf16 path has not been run here (no GPU).
     """
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
