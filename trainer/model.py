@@ -75,9 +75,18 @@ def tiny_model(cfg: TinyModelConfig, tokenizer, *, seed: int = 0):
 
 
 def load_tokenizer(path: str | Path):
-    from transformers import AutoTokenizer
+    import json
 
-    tok = AutoTokenizer.from_pretrained(str(path))
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    cfg_file = Path(path) / "tokenizer_config.json"
+    cls = json.loads(cfg_file.read_text()).get("tokenizer_class") if cfg_file.exists() else None
+    if cls in ("TokenizersBackend", "PreTrainedTokenizerFast"):
+        # Our tiny tokenizer: AutoTokenizer would pick the model type's class (Qwen2Tokenizer) and
+        # rebuild its word-splitting pre-tokenizer, silently changing every tokenisation.
+        tok = PreTrainedTokenizerFast.from_pretrained(str(path))
+    else:
+        tok = AutoTokenizer.from_pretrained(str(path))
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     tok.padding_side = "left"

@@ -7,6 +7,11 @@ import random
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import torch
+
+# The toy models are far too small to gain from intra-op threads, and on a shared 2-core box
+# oversubscribed threads make each step several times slower.
+torch.set_num_threads(1)
 
 TEMPLATE = (
     "Solve the following math problem step by step. The last line of your response should be of the form "
@@ -106,9 +111,17 @@ def sft_dir(tmp_path_factory):
     recs = [
         new_record(source="synthetic:toy", original_problem=p["problem"], problem=p["problem"], answer=p["answer"],
                    solution=p["solution"], split="train")
-        for p in toy_problems(128, seed=2, hi=9)
+        for p in toy_problems(256, seed=2, hi=30)
     ]  # fmt: skip
     write_records(root / "records", recs)
-    summary = sft(root / "records", root / "policy", model_cfg=ModelConfig(tiny=TinyModelConfig(**TINY)), steps=60,
+    summary = sft(root / "records", root / "policy", model_cfg=ModelConfig(tiny=TinyModelConfig(**TINY)), steps=150,
                   batch_size=16, lr=3e-3, warmup=5, progress=False)  # fmt: skip
     return root / "policy", summary
+
+
+@pytest.fixture
+def toy():
+    """The helpers above, for tests that build their own Parquet (test modules are not a package)."""
+    import types
+
+    return types.SimpleNamespace(problems=toy_problems, write_verl=write_verl)

@@ -1,0 +1,48 @@
+"""verl Parquet reading: chat template, over-long prompts dropped and counted, bad rows named."""
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from trainer.data import PromptSampler, load_prompts, read_verl
+
+
+def test_long_prompts_are_dropped_and_counted(tmp_path, tiny_policy, toy):
+    _, tok = tiny_policy
+    probs = toy.problems(6)
+    probs[2]["problem"] = "What is " + " + ".join(["1"] * 200) + "?"
+    path = toy.write_verl(tmp_path / "t.parquet", probs)
+    ps = load_prompts(path, tok, max_prompt_len=300)
+    assert ps.dropped_too_long == 1 and len(ps.prompts) == 5
+    p = ps.prompts[0]
+    assert p.ids[: len(tok("<|im_start|>user")["input_ids"])] == tok("<|im_start|>user")["input_ids"]
+    assert tok.decode(p.ids).endswith("<|im_start|>assistant\n") and p.gold == probs[0]["answer"]
+    assert p.key == probs[0]["id"]
+
+
+def test_split_filter(tmp_path, toy):
+    a = toy.write_verl(tmp_path / "a.parquet", toy.problems(3), split="train")
+    assert len(read_verl(a, split="train")) == 3 and read_verl(a, split="test") == []
+
+
+def test_bad_rows_name_the_row_and_field(tmp_path):
+    path = tmp_path / "bad.parquet"
+    rows = [{"prompt": [{"role": "user", "content": "q"}], "reward_model": {"style": "rule", "ground_truth": "1"}},
+            {"prompt": [{"role": "user", "content": "q"}], "reward_model": {"style": "rule", "ground_truth": ""}}]  # fmt: skip
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    with pytest.raises(ValueError, match=r"row 1: field 'reward_model.ground_truth' is empty"):
+        read_verl(path)
+    pq.write_table(pa.table({"question": ["q"]}), tmp_path / "other.parquet")
+    with pytest.raises(ValueError, match="column 'prompt' missing"):
+        read_verl(tmp_path / "other.parquet")
+
+
+def test_sampler_epochs_and_state():
+    s = PromptSampler(5, seed=3)
+    first = s.take(7)
+    assert sorted(first[:5]) == list(range(5))  # an epoch is a permutation
+    state = s.state_dict()
+    nxt = s.take(4)
+    s2 = PromptSampler(5, seed=3)
+    s2.load_state_dict(state)
+    assert s2.take(4) == nxt
