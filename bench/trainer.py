@@ -1,0 +1,228 @@
+"""Trainer benchmarks, on this CPU, in one run:
+
+1. Seconds per RL step: this trainer (preset dapo) vs TRL's GRPOTrainer configured as DAPO
+   (loss_type="dapo", epsilon_high=0.28, mask_truncated_completions=True, beta=0), same tiny policy,
+   same prompts, G, lengths and reward (verifiers.dapo_reward). Dynamic sampling is off on our side
+   so both generate exactly prompts x G responses per step. Target: ours >= 1.5x faster.
+2. GRPO vs DAPO presets over the same steps from the same SFT policy on the synthetic task:
+   accuracy and entropy per step as a table, a PNG and JSON under bench/results/.
+
+    .venv/bin/python bench/trainer.py [--steps 6] [--curve-steps 30] [--policy DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+RESULTS = ROOT / "bench" / "results"
+
+
+def make_corpus(work: Path, n_train: int = 2000, seed: int = 0) -> tuple[Path, Path]:
+    """Two-digit additions with worked solutions: a records store (SFT) and a verl Parquet (RL)."""
+    from mathdata.export import to_verl
+    from mathdata.schema import new_record
+    from mathdata.store import read_table, write_records
+
+    rng = random.Random(seed)
+    seen, recs = set(), []
+    while len(recs) < n_train:
+        a, b = rng.randint(10, 99), rng.randint(10, 99)
+        if (a, b) in seen:
+            continue
+        seen.add((a, b))
+        q = f"What is {a} + {b}?"
+        recs.append(new_record(source="synthetic:bench", original_problem=q, problem=q, answer=str(a + b),
+                               solution=f"{a} + {b} = {a + b}.\nAnswer: {a + b}", split="train"))  # fmt: skip
+    records = work / "records"
+    if not records.exists():
+        write_records(records, recs)
+    verl = work / "train.parquet"
+    if not verl.exists():
+        to_verl(read_table(records), verl)
+    return records, verl
+
+
+def sft_policy(work: Path, records: Path, verl: Path, threads: int) -> Path:
+    from trainer.data import Prompt, read_verl
+    from trainer.sft import sft
+
+    out = work / "sft"
+    if not (out / "config.json").exists():
+        probe = [Prompt(r["key"], [], r["gold"], r["messages"][-1]["content"]) for r in read_verl(verl)[-48:]]
+        torch.set_num_threads(threads)
+        sft(records, out, steps=2000, batch_size=64, lr=3e-3, probe=probe, stop_at_acc=0.3, eval_every=50,
+            max_new_tokens=32, progress=False)  # fmt: skip
+    return out
+
+
+def ours_step_seconds(
+    policy: Path, verl: Path, work: Path, *, steps: int, prompts: int, G: int, L: int, threads: int
+) -> list[float]:
+    from trainer.config import build_config
+    from trainer.loop import train
+    from trainer.metrics import read_metrics
+
+    out = work / "ours"
+    cfg = build_config({
+        "preset": "dapo", "model": {"path": str(policy)}, "data": {"train": str(verl)},
+        "rollout": {"n": G, "max_new_tokens": L}, "algo": {"dynamic_sampling": False, "overlong_buffer": L // 4},
+        "optim": {"lr": 1e-5, "warmup_steps": 0},
+        "train": {"steps": steps + 1, "prompts_per_step": prompts, "out": str(out), "threads": threads,
+                  "save_every": 10**6, "tensorboard": False},
+    })  # fmt: skip
+    train(cfg, progress=False)
+    return [r["step_time"] for r in read_metrics(out / "metrics.jsonl")][1:]  # first step warms caches
+
+
+def trl_step_seconds(
+    policy: Path, verl: Path, work: Path, *, steps: int, prompts: int, G: int, L: int, threads: int
+) -> list[float]:
+    from datasets import Dataset
+    from transformers import TrainerCallback
+    from trl import GRPOConfig, GRPOTrainer
+
+    from trainer.data import read_verl
+    from trainer.model import load_model, load_tokenizer
+    from verifiers import dapo_reward
+
+    torch.set_num_threads(threads)
+    tok = load_tokenizer(policy)
+    rows = read_verl(verl)
+    ds = Dataset.from_list([{"prompt": r["messages"], "answer": r["gold"]} for r in rows])
+
+    def reward(prompts, completions, completion_ids, answer, **kw):
+        out = []
+        for c, ids, gold in zip(completions, completion_ids, answer, strict=True):
+            text = c[-1]["content"] if isinstance(c, list) else c
+            trunc = tok.eos_token_id not in ids
+            out.append(
+                dapo_reward(text, gold, max_len=L, cache_len=L // 4, length=len(ids), truncated=trunc).score
+            )
+        return out
+
+    times: list[float] = []
+
+    class Clock(TrainerCallback):
+        def on_step_begin(self, args, state, control, **kw):
+            self.t = time.perf_counter()
+
+        def on_step_end(self, args, state, control, **kw):
+            times.append(time.perf_counter() - self.t)
+
+    args = GRPOConfig(
+        output_dir=str(work / "trl"), loss_type="dapo", epsilon=0.2, epsilon_high=0.28, mask_truncated_completions=True,
+        beta=0.0, num_generations=G, max_completion_length=L, per_device_train_batch_size=prompts * G,
+        gradient_accumulation_steps=1, num_iterations=1, learning_rate=1e-5, lr_scheduler_type="constant",
+        max_steps=steps + 1, use_cpu=True, temperature=1.0, top_p=1.0, gradient_checkpointing=False,
+        report_to="none", save_strategy="no", logging_steps=1, seed=0, dataloader_num_workers=0,
+        disable_tqdm=True,
+    )  # fmt: skip
+    trainer = GRPOTrainer(model=load_model(policy), reward_funcs=[reward], args=args, train_dataset=ds,
+                          processing_class=tok, callbacks=[Clock()])  # fmt: skip
+    trainer.train()
+    return times[1:]
+
+
+def preset_curves(policy: Path, verl: Path, work: Path, *, steps: int, threads: int) -> dict:
+    from trainer.config import build_config
+    from trainer.loop import train
+    from trainer.metrics import read_metrics
+
+    curves = {}
+    for preset in ("grpo", "dapo"):
+        out = work / f"curve_{preset}"
+        cfg = build_config({
+            "preset": preset, "model": {"path": str(policy)}, "data": {"train": str(verl)},
+            "rollout": {"n": 8, "max_new_tokens": 32}, "algo": {"overlong_buffer": 8, "max_gen_batches": 20},
+            "optim": {"lr": 5e-5, "warmup_steps": 3},
+            "train": {"steps": steps, "prompts_per_step": 16, "gen_prompts": 24, "mini_batch_size": 64, "out": str(out),
+                      "threads": threads, "save_every": 10**6, "tensorboard": False, "seed": 0},
+        })  # fmt: skip
+        train(cfg, progress=False)
+        rows = read_metrics(out / "metrics.jsonl")
+        curves[preset] = {
+            k: [r[k] for r in rows] for k in ("acc", "entropy", "response_length_mean", "step_time")
+        }
+    return curves
+
+
+def plot_curves(curves: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    for preset, c in curves.items():
+        steps = range(1, len(c["acc"]) + 1)
+        axes[0].plot(steps, c["acc"], label=preset)
+        axes[1].plot(steps, c["entropy"], label=preset)
+    axes[0].set_title("accuracy (sampled, training prompts)")
+    axes[1].set_title("generation entropy")
+    for ax in axes:
+        ax.set_xlabel("step")
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", type=Path, default=ROOT / "runs" / "bench_trainer")
+    ap.add_argument("--policy", type=Path, help="a policy dir to start from (default: a quick SFT)")
+    ap.add_argument("--steps", type=int, default=6, help="timed steps per trainer (after one warm-up step)")
+    ap.add_argument("--prompts", type=int, default=8)
+    ap.add_argument("--G", type=int, default=8)
+    ap.add_argument("--L", type=int, default=32, help="max new tokens")
+    ap.add_argument("--curve-steps", type=int, default=30, help="GRPO vs DAPO steps (0 skips)")
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args()
+    from trainer.model import quiet_transformers
+
+    quiet_transformers()
+    a.work.mkdir(parents=True, exist_ok=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    records, verl = make_corpus(a.work)
+    policy = a.policy or sft_policy(a.work, records, verl, a.threads)
+    kw = {"steps": a.steps, "prompts": a.prompts, "G": a.G, "L": a.L, "threads": a.threads}
+    ours = ours_step_seconds(policy, verl, a.work, **kw)
+    trl = trl_step_seconds(policy, verl, a.work, **kw)
+    o, t = statistics.median(ours), statistics.median(trl)
+    print(
+        f"\nseconds per step ({a.prompts} prompts x G={a.G}, <= {a.L} new tokens, {a.threads} thread(s), median of {a.steps}):"
+    )
+    print(f"  this trainer (dapo)       {o:7.3f}")
+    print(f"  TRL GRPOTrainer (dapo)    {t:7.3f}")
+    print(f"  ratio TRL / ours          {t / o:7.2f}x  (target >= 1.5x) {'PASS' if t / o >= 1.5 else 'FAIL'}")
+    result = {"ours_s_per_step": ours, "trl_s_per_step": trl, "ratio": t / o, **kw}
+    if a.curve_steps:
+        curves = preset_curves(policy, verl, a.work, steps=a.curve_steps, threads=a.threads)
+        png = RESULTS / "trainer_grpo_vs_dapo.png"
+        plot_curves(curves, png)
+        print(f"\nGRPO vs DAPO from the same SFT policy ({a.curve_steps} steps):")
+        print(f"{'step':>5} | {'grpo acc':>8} {'dapo acc':>8} | {'grpo ent':>8} {'dapo ent':>8}")
+        for i in range(0, a.curve_steps, max(1, a.curve_steps // 10)):
+            g, d = curves["grpo"], curves["dapo"]
+            print(
+                f"{i + 1:>5} | {g['acc'][i]:8.3f} {d['acc'][i]:8.3f} | {g['entropy'][i]:8.3f} {d['entropy'][i]:8.3f}"
+            )
+        print(f"plot: {png}")
+        result["curves"] = curves
+    (RESULTS / "trainer.json").write_text(json.dumps(result, indent=1))
+    print(f"results: {RESULTS / 'trainer.json'}")
+
+
+if __name__ == "__main__":
+    main()
