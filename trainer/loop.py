@@ -268,7 +268,7 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
     from trainer.checkpoint import latest_checkpoint, load_training_state, save_checkpoint
     from trainer.data import PromptSampler, load_prompts, read_verl
     from trainer.metrics import MetricsLog
-    from trainer.model import build_policy, load_model, load_tokenizer, quiet_transformers
+    from trainer.model import build_policy, load_model, load_tokenizer, quiet_transformers, save_policy
     from trainer.reward import score_samples
     from trainer.rollout import HFEngine
     from trainer.sampling import collect
@@ -315,8 +315,14 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
     )
     sampler = PromptSampler(len(data.prompts), t.seed)
     ref_model = None
-    if a.kl_coef > 0:
-        ref_model = copy.deepcopy(model).eval().requires_grad_(False)  # the initial policy, frozen
+    if a.kl_coef > 0:  # the initial policy, frozen, kept on disk so a resumed run uses the same one
+        ref_dir = out / "reference"
+        if ckpt is not None:
+            ref_model = load_model(ref_dir, dtype=cfg.model.dtype)
+        else:
+            save_policy(model, tok, ref_dir)
+            ref_model = copy.deepcopy(model)
+        ref_model.eval().requires_grad_(False)
     optimizer = torch.optim.AdamW(
         model.parameters(),
         lr=cfg.optim.lr,
@@ -332,8 +338,6 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
         sampler.load_state_dict(st["sampler"])
         if dcpo is not None:
             dcpo.load_state_dict(st["dcpo"])
-        if ref_model is not None:
-            raise NotImplementedError("resuming a run with a KL reference: restart from the reference's path")
     resume_step = start if ckpt is not None else None
     log = MetricsLog(out, tensorboard=t.tensorboard, resume_step=resume_step)
     samples_log = MetricsLog(out, tensorboard=False, resume_step=resume_step, name="rollouts.jsonl")
@@ -393,7 +397,8 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
             m.update(lr=lr, step_time=dt, gen_time=t_gen, tokens_per_s=m.pop("_gen_tokens") / dt,
                      prompts_dropped=data.dropped_too_long, epoch=sampler.epoch)  # fmt: skip
             if ref is not None:
-                m["kl_ref"] = float(((old - ref) * batch.mask).sum() / batch.mask.sum().clamp(min=1))
+                k3 = losses.kl_penalty(old, ref, "k3")  # >= 0 per token, unlike k1
+                m["kl_ref"] = float((k3 * batch.mask).sum() / batch.mask.sum().clamp(min=1))
             if eval_set is not None and ((step + 1) % t.eval_every == 0 or step + 1 == t.steps):
                 from trainer.eval import evaluate
 

@@ -103,14 +103,14 @@ def test_truncated_responses_contribute_no_gradient(tiny_policy):
         torch.testing.assert_close(a, b)
 
 
-def _toy_cfg(train_path, out, model_path, steps=2):
+def _toy_cfg(train_path, out, model_path, steps=2, kl=0.0):
     return build_config(
         {
             "preset": "dapo",
             "model": {"path": str(model_path)} if model_path else {"tiny": TINY},
             "data": {"train": train_path, "max_prompt_len": 256},
             "rollout": {"n": 4, "max_new_tokens": 12},
-            "algo": {"overlong_buffer": 4, "dynamic_sampling": False},
+            "algo": {"overlong_buffer": 4, "dynamic_sampling": False, "kl_coef": kl},
             "optim": {"lr": 1e-3, "warmup_steps": 1},
             "train": {
                 "steps": steps,
@@ -131,10 +131,11 @@ def _params(path):
     return load_file(str(path / "model.safetensors"))
 
 
-def test_train_step_on_toy_parquet_and_exact_resume(toy_verl, tmp_path, sft_dir):
+@pytest.mark.parametrize("kl", [0.0, pytest.param(0.05, marks=pytest.mark.slow)])
+def test_train_step_on_toy_parquet_and_exact_resume(toy_verl, tmp_path, sft_dir, kl):
     from trainer.loop import train
 
-    a = train(_toy_cfg(toy_verl, tmp_path / "a", sft_dir[0]), progress=False)
+    a = train(_toy_cfg(toy_verl, tmp_path / "a", sft_dir[0], kl=kl), progress=False)
     rows = [json.loads(x) for x in (a / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1, 2]
     for key in ("reward_mean", "acc", "response_length_mean", "truncation_ratio", "entropy", "mean_prob",
@@ -144,7 +145,9 @@ def test_train_step_on_toy_parquet_and_exact_resume(toy_verl, tmp_path, sft_dir)
     assert rows[0]["updates"] == 4  # 8 responses / mini-batch 4 x 2 epochs
     assert rows[1]["grad_norm"] > 0
 
-    b_cfg = _toy_cfg(toy_verl, tmp_path / "b", sft_dir[0])
+    if kl:
+        assert rows[1]["kl_ref"] > 0 and (a / "reference/model.safetensors").exists()
+    b_cfg = _toy_cfg(toy_verl, tmp_path / "b", sft_dir[0], kl=kl)
     train(b_cfg, progress=False, max_steps=1)
     assert (tmp_path / "b/checkpoints/latest").read_text() == "step-000001"
     train(b_cfg, progress=False, resume=True)  # a new "process": state comes only from the checkpoint

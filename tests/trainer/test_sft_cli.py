@@ -1,0 +1,66 @@
+"""SFT warm-up, the saved policy's tokenizer, plots and the CLI commands."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+
+def test_sft_learns_the_format_and_saves_a_loadable_policy(sft_dir, toy):
+    from mathdata.export import dapo_prompt
+    from trainer.model import load_model, load_tokenizer
+    from trainer.sft import SFTExample, encode
+
+    path, summary = sft_dir
+    assert summary["steps"] == 150 and summary["loss"] < 1.5  # from ~5.7 (uniform over the vocab)
+    tok = load_tokenizer(path)
+    model = load_model(path)
+    assert not model.config.tie_word_embeddings and model.config.model_type == "qwen2"
+    head = model.config.hidden_size // model.config.num_attention_heads
+    assert 32 <= head <= 256
+    # the reloaded tokenizer must split text exactly as the one SFT trained with (merges across spaces)
+    ids, plen = encode(tok, SFTExample(dapo_prompt("What is 3 + 4?"), "3 + 4 = 7.\nAnswer: 7"))
+    assert tok.decode(ids[plen:]) == "3 + 4 = 7.\nAnswer: 7<|im_end|>"
+    assert len(ids) < 60  # the DAPO template collapses into a few tokens
+
+
+def test_sft_rejects_solutions_without_answer_line(tmp_path):
+    from mathdata.schema import new_record
+    from mathdata.store import write_records
+    from trainer.sft import load_sft_examples
+
+    write_records(tmp_path / "r", [new_record(source="s", original_problem="What is 1 + 1?", problem="What is 1 + 1?",
+                                              answer="2", solution="1 + 1 = 2", split="train")])  # fmt: skip
+    with pytest.raises(ValueError, match="no 'Answer:' line"):
+        load_sft_examples(tmp_path / "r")
+
+
+def test_plot_run_writes_png(tmp_path):
+    from trainer.metrics import MetricsLog
+    from trainer.plots import plot_run
+
+    log = MetricsLog(tmp_path, tensorboard=True)
+    for s in range(1, 4):
+        log.log(s, {"response_length_mean": 10 + s, "reward_mean": -1 + s / 2, "entropy": 1 / s, "mean_prob": 0.5,
+                    "acc": s / 4, **({"eval/avg@8": 0.3} if s == 3 else {})})  # fmt: skip
+    log.close()
+    png = plot_run(tmp_path)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert any((tmp_path / "tb").iterdir())
+
+
+def test_cli_eval_and_config_errors(sft_dir, toy, tmp_path):
+    from dapo_cli import app
+
+    data = toy.write_verl(tmp_path / "e.parquet", toy.problems(4))
+    r = CliRunner().invoke(app, ["eval", str(sft_dir[0]), data, "--k", "2", "--max-new-tokens", "16",
+                                 "--json", str(tmp_path / "ev.json")])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "ev.json").read_text())
+    assert {"avg@2", "pass@2", "cons@2", "entropy", "mean_length"} <= set(res) and res["n_prompts"] == 4
+    assert 0 <= res["avg@2"] <= res["pass@2"] <= 1
+
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("algo:\n  clip_ratio_high: 0.28\n")
+    r = CliRunner().invoke(app, ["train", str(cfg)])
+    assert r.exit_code == 2 and "write algo.eps_high instead" in r.output
