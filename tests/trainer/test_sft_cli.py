@@ -21,7 +21,19 @@ def test_sft_learns_the_format_and_saves_a_loadable_policy(sft_dir, toy):
     # the reloaded tokenizer must split text exactly as the one SFT trained with (merges across spaces)
     ids, plen = encode(tok, SFTExample(dapo_prompt("What is 3 + 4?"), "3 + 4 = 7.\nAnswer: 7"))
     assert tok.decode(ids[plen:]) == "3 + 4 = 7.\nAnswer: 7<|im_end|>"
-    assert len(ids) < 60  # the DAPO template collapses into a few tokens
+
+
+def test_tiny_tokenizer_collapses_the_repeated_template_and_keeps_digits(toy):
+    from mathdata.export import dapo_prompt
+    from trainer.model import train_tokenizer
+
+    probs = toy.problems(300)
+    tok = train_tokenizer([dapo_prompt(p["problem"]) for p in probs] + [p["solution"] for p in probs], 512)
+    assert (
+        len(tok(dapo_prompt("What is 12 + 34?"))["input_ids"]) < 15
+    )  # ~60 words of boilerplate, a few tokens
+    pieces = tok.convert_ids_to_tokens(tok("1234 + 5")["input_ids"])
+    assert pieces[:4] == ["1", "2", "3", "4"]
 
 
 def test_sft_rejects_solutions_without_answer_line(tmp_path):
