@@ -2,12 +2,16 @@
 
 Imported (and warmed with one parse) in the forkserver, so a replacement worker forked
 after a timeout is ready in milliseconds. The parent kills this process when the budget
-runs out; nothing here needs to be interruptible.
+runs out; nothing here needs to be interruptible. Each task comes with its budget, and
+the worker caps its own CPU time at what it has used plus that budget plus CPU_SLACK
+(RLIMIT_CPU: the kernel kills it with SIGXCPU, even inside C code holding the GIL), so a
+runaway computation ends even if nobody is left to kill it.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 
 import sympy
@@ -16,6 +20,7 @@ from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, veri
 logging.getLogger("math_verify").setLevel(logging.CRITICAL)  # we disable its alarm timeouts on purpose
 _CONFIG = [LatexExtractionConfig(), ExprExtractionConfig()]
 _MEMORY_HEADROOM = 2 << 30  # bytes of address space a worker may add before MemoryError
+CPU_SLACK = 2.0  # CPU seconds a task may use beyond its wall-clock budget before SIGXCPU
 
 
 def _parse(text: str):
@@ -102,15 +107,48 @@ def _limit_memory() -> None:
         pass
 
 
+def limit_cpu(budget: float | None) -> None:
+    """Let this process use at most `budget` + CPU_SLACK more CPU seconds (RLIMIT_CPU soft
+    limit; SIGXCPU's default action kills it). None or a non-finite budget: no bound."""
+    try:
+        import resource
+
+        _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        if budget is None or not math.isfinite(budget):
+            soft = hard
+        else:
+            r = resource.getrusage(resource.RUSAGE_SELF)
+            soft = math.ceil(r.ru_utime + r.ru_stime + max(0.0, budget) + CPU_SLACK)
+            if hard != resource.RLIM_INFINITY:
+                soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    except (OSError, ValueError, ImportError):  # pragma: no cover - no setrlimit
+        pass
+
+
+def _no_core_dumps() -> None:
+    """SIGXCPU's default action dumps core; a killed worker should leave nothing behind."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+    except (OSError, ValueError, ImportError):  # pragma: no cover
+        pass
+
+
 def serve(conn) -> None:
-    """Answer (pred, gold) pair lists until the parent closes the pipe."""
+    """Answer `(pairs, budget_seconds)` tasks (or bare pair lists: no CPU bound) until the
+    parent closes the pipe."""
     _limit_memory()
+    _no_core_dumps()
     conn.send(("ready", os.getpid()))
     while True:
         try:
-            pairs = conn.recv()
+            msg = conn.recv()
         except (EOFError, OSError):
             return
+        pairs, budget = msg if isinstance(msg, tuple) else (msg, None)
+        limit_cpu(budget)
         out = []
         for pred, gold in pairs:
             try:

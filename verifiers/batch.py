@@ -4,6 +4,11 @@ A worker that dies (OOM killer, a segfault in a C extension, someone's `kill`) b
 `ProcessPoolExecutor`; the unfinished chunks are resubmitted to a fresh pool, split down to
 single items if they keep failing, and an item that still kills its worker scores as wrong
 with reason "worker_died" instead of failing the whole batch.
+
+Lifecycle: the pool processes die with the forkserver that forked them, which exits when
+its owner (the caller) dies; they fork their own symbolic workers directly, and those die
+with them (PR_SET_PDEATHSIG, see verifiers.symbolic). When score_batch returns the pool is
+shut down and each pool process terminates its workers on exit.
 """
 
 from __future__ import annotations
@@ -20,6 +25,14 @@ MAX_ROUNDS = 6
 
 def _score_chunk(items: list[tuple[int, str, str]], kwargs: dict) -> list[tuple[int, RewardResult]]:
     return [(i, dapo_reward(c, g, **kwargs)) for i, c, g in items]
+
+
+def _init_process() -> None:
+    """Runs first in every pool process."""
+    from verifiers import symbolic
+
+    symbolic.bind_to_parent()  # die with the forkserver, release its "alive" pipe
+    symbolic._fork_only = True  # never a forkserver (nor threads) of our own
 
 
 def _context():
@@ -68,7 +81,9 @@ def score_batch(
 def _run_round(todo, kwargs, workers, results, failures, on_progress) -> list:
     """Run chunks on one pool; return the chunks to retry (split smaller) if the pool broke."""
     retry: list = []
-    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=_context()) as ex:
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(todo)), mp_context=_context(), initializer=_init_process
+    ) as ex:
         pending = {ex.submit(_score_chunk, chunk, kwargs): chunk for chunk in todo}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -14,6 +14,23 @@ comes before the worker is ready gets "timeout" while the worker keeps starting 
 calls. `warmup()` pays the start up front (the reward adapters call it once) and keeps
 SPARES warm workers, so after a kill a ready worker serves the next call while the killed
 one's successor forks in the background.
+
+Process lifecycle (no orphans, no runaways; Linux mechanisms, skipped where absent):
+
+- every task carries its budget and the worker sets RLIMIT_CPU to the CPU it has used so far
+  plus that budget plus CPU_SLACK seconds before starting it, so a worker whose caller never
+  kills it (caller gone, caller stuck) is killed by the kernel (SIGXCPU), even while stuck in
+  C code holding the GIL (a huge int pow). The caller's wall-clock kill comes first as before.
+- every child we start (symbolic workers, score_batch's processes) asks the kernel to SIGKILL
+  it when its parent dies (PR_SET_PDEATHSIG) and closes its copy of the forkserver's "alive"
+  pipe. CPython hands that write end to every forkserver child, and the forkserver only exits
+  when all copies are closed: a worker stuck in sympy or a ProcessPoolExecutor process
+  waiting on its call queue (whose write end it holds itself) kept the forkserver, and so
+  the resource tracker, alive forever after its owner was SIGKILLed. Now the owner's death
+  closes the last copy, the forkserver exits, and its children die with it (PDEATHSIG), and
+  their fork-started workers with them; the resource tracker then sees EOF and exits.
+- score_batch's processes fork their workers directly (never a forkserver of their own) and
+  never start threads, and their daemonic workers are terminated when the process exits.
 """
 
 from __future__ import annotations
@@ -22,12 +39,16 @@ import atexit
 import contextlib
 import multiprocessing as mp
 import os
+import signal
+import sys
 import threading
 import time
 
 STARTUP_TIMEOUT = 60.0  # seconds a fresh worker may take to import sympy + math-verify
 MAX_WORKERS = max(4, min(16, 2 * (os.cpu_count() or 2)))
 SPARES = 2  # warm workers kept: when one is killed the other is ready while its successor forks
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_fork_only = False  # set in score_batch's processes: fork workers directly, start no threads
 
 _ctx = None
 _ctx_lock = threading.Lock()
@@ -45,10 +66,57 @@ def _context():
         return _ctx
 
 
+def _die_with_parent() -> None:
+    """Ask the kernel to SIGKILL this process when its parent (thread) dies; Linux only."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+        pass
+
+
+def _drop_forkserver_alive_fd() -> None:
+    """Close this process's copy of the forkserver's "alive" pipe (see the module docstring):
+    a forkserver exits once every copy is closed, so only its owner must keep one."""
+    try:
+        from multiprocessing import forkserver
+
+        fs = forkserver._forkserver
+    except (ImportError, AttributeError):  # pragma: no cover
+        return
+    fd = fs._forkserver_alive_fd
+    fs._forkserver_alive_fd = None
+    fs._forkserver_address = None
+    fs._forkserver_pid = None
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def bind_to_parent() -> None:
+    """First thing in every child process we start: die with the parent, release the
+    forkserver, and exit at once if the parent (or the owner) is already gone."""
+    ppid = os.getppid()
+    _die_with_parent()
+    _drop_forkserver_alive_fd()
+    owner = mp.parent_process()
+    if ppid == 1 or os.getppid() != ppid or (owner is not None and not owner.is_alive()):
+        os._exit(1)
+
+
 def _serve(conn) -> None:
+    bind_to_parent()
     from verifiers._symworker import serve
 
     serve(conn)
+
+
+def _use_fork() -> bool:
+    return _fork_only or _fork_is_safe()
 
 
 def _fork_is_safe() -> bool:
@@ -68,7 +136,7 @@ class _Worker:
     """One child process and the parent's end of its pipe."""
 
     def __init__(self) -> None:
-        ctx = mp.get_context("fork") if _fork_is_safe() else _context()
+        ctx = mp.get_context("fork") if _use_fork() else _context()
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_serve, args=(child,), daemon=True, name="verifiers-symbolic")
         self.proc.start()
@@ -98,10 +166,15 @@ class _Worker:
         with contextlib.suppress(OSError, ValueError, AssertionError):
             self.proc.kill()
 
-    def reap(self) -> None:
+    def reap(self, timeout: float = 5) -> bool:
+        """Join (up to `timeout` s) and close the pipe; False (pipe kept) when a non-blocking
+        reap finds the process not gone yet."""
         with contextlib.suppress(OSError, ValueError, AssertionError):
-            self.proc.join(timeout=5)
+            self.proc.join(timeout=timeout)
+        if self.proc.exitcode is None and timeout == 0:
+            return False
         self.conn.close()
+        return True
 
 
 class SymbolicPool:
@@ -117,6 +190,7 @@ class SymbolicPool:
         self._all: set[_Worker] = set()
         self._busy = 0
         self._starting = 0
+        self._dead: list[_Worker] = []  # killed, not yet reaped
         self._cond = threading.Condition()
 
     def pids(self) -> list[int]:
@@ -126,7 +200,7 @@ class SymbolicPool:
     def _spawn(self) -> None:
         """Start one worker (caller holds the lock); it joins the idle list once ready."""
         self._starting += 1
-        if _fork_is_safe():  # warm single-threaded process: a direct fork takes milliseconds
+        if _use_fork():  # warm single-threaded process: a direct fork takes milliseconds
             self._started(_new_worker())
             return
         threading.Thread(target=lambda: self._started(_new_worker()), daemon=True).start()
@@ -143,8 +217,17 @@ class SymbolicPool:
             w.kill()
             w.reap()
 
+    def _reap_later(self, w: _Worker) -> None:
+        """Reap a killed worker later, off the caller's clock and without a thread (caller
+        holds the lock); each _acquire/_release reaps those already gone."""
+        self._dead.append(w)
+
+    def _reap_dead(self) -> None:
+        self._dead = [w for w in self._dead if not w.reap(timeout=0)]
+
     def _acquire(self, deadline: float) -> _Worker | None:
         with self._cond:
+            self._reap_dead()
             while True:
                 while self._idle:
                     w = self._idle.pop()
@@ -152,7 +235,8 @@ class SymbolicPool:
                         self._busy += 1
                         return w
                     self._all.discard(w)
-                    _reap_later(w)
+                    w.kill()
+                    self._reap_later(w)
                 if self._starting == 0 and self._busy < self.max_workers:
                     self._spawn()  # async, or inline when a direct fork is safe
                     if self._idle:
@@ -165,13 +249,14 @@ class SymbolicPool:
     def _release(self, w: _Worker, ok: bool) -> None:
         if not ok:
             w.kill()  # SIGKILL now; reaping happens off the caller's clock
-            _reap_later(w)
         with self._cond:
             self._busy -= 1
             if ok:
                 self._idle.append(w)
             else:
                 self._all.discard(w)
+                self._reap_dead()
+                self._reap_later(w)
                 if len(self._idle) + self._starting < SPARES:
                     self._spawn()  # the successor forks while a spare serves the next call
             self._cond.notify_all()
@@ -183,7 +268,8 @@ class SymbolicPool:
             if w is None:
                 return "timeout"  # no worker ready in time (cold start or all busy)
             try:
-                w.conn.send(pairs)
+                # the budget lets the worker bound its own CPU time (RLIMIT_CPU)
+                w.conn.send((pairs, max(0.0, deadline - time.monotonic())))
             except (OSError, ValueError):  # died while idle (e.g. killed from outside): try another
                 self._release(w, ok=False)
                 continue
@@ -213,9 +299,11 @@ class SymbolicPool:
 
     def close(self) -> None:
         with self._cond:
-            workers, self._all, self._idle = list(self._all), set(), []
+            workers, self._all, self._idle = list(self._all) + self._dead, set(), []
+            self._dead = []
         for w in workers:
             w.kill()
+        for w in workers:
             w.reap()
 
 
@@ -224,10 +312,6 @@ def _new_worker() -> _Worker | None:
         return _Worker()
     except OSError:
         return None
-
-
-def _reap_later(w: _Worker) -> None:
-    threading.Thread(target=w.reap, daemon=True, name="verifiers-symbolic-reaper").start()
 
 
 _pool: SymbolicPool | None = None
