@@ -414,7 +414,7 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
             info = (f"acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} len {m['response_length_mean']:.0f} "
                     f"ent {m['entropy']:.2f} gen-batches {rb.gen_batches} {dt:.1f}s")  # fmt: skip
             prog.update(task, advance=1, info=info)
-            if not progress:
+            if not progress or not prog.console.is_terminal:  # logs and CI get one line per step
                 prog.console.print(f"step {step + 1}/{t.steps}: {info}")
     log.close()
     samples_log.close()

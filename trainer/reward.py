@@ -22,8 +22,14 @@ def score_samples(
     samples: list[Sample], gold: str, *, max_len: int, cache_len: int, overlong_penalty: bool = True
 ) -> list[Scored]:
     """Score one group against its gold answer."""
+    import sys
+
     from verifiers import dapo_reward
 
+    # verifiers may fork a symbolic worker; a child that inherits unflushed stdout prints our
+    # progress lines a second time when it exits, so hand it empty buffers.
+    sys.stdout.flush()
+    sys.stderr.flush()
     out = []
     for s in samples:
         r = dapo_reward(

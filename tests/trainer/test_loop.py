@@ -109,7 +109,7 @@ def _toy_cfg(train_path, out, model_path, steps=2, kl=0.0):
             "preset": "dapo",
             "model": {"path": str(model_path)} if model_path else {"tiny": TINY},
             "data": {"train": train_path, "max_prompt_len": 256},
-            "rollout": {"n": 4, "max_new_tokens": 12},
+            "rollout": {"n": 4, "max_new_tokens": 16},
             "algo": {"overlong_buffer": 4, "dynamic_sampling": False, "kl_coef": kl},
             "optim": {"lr": 1e-3, "warmup_steps": 1},
             "train": {
