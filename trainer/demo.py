@@ -41,13 +41,14 @@ DEMO_RL = {
     "preset": "dapo",
     "rollout": {"n": 8, "max_new_tokens": 32, "temperature": 1.0, "top_p": 1.0},
     "algo": {"overlong_buffer": 8, "max_gen_batches": 20},
-    "optim": {"lr": 5e-5, "warmup_steps": 3},
+    "optim": {"lr": 1.5e-4, "warmup_steps": 3},
+    # 16 prompts x 8 responses per step, 4 mini-batch updates of 32 responses each
     "train": {
-        "steps": 100,
+        "steps": 200,
         "prompts_per_step": 16,
         "gen_prompts": 24,
-        "mini_batch_size": 64,
-        "save_every": 5,
+        "mini_batch_size": 32,
+        "save_every": 1,
     },
 }
 # Two-digit addition is learnt in a sudden jump (~300-400 steps here); probing every 10 steps
