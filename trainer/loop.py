@@ -2,7 +2,8 @@
 
 One step:
   1. rollout   dynamic sampling fills `prompts_per_step` groups of G responses (trainer/sampling.py)
-  2. old logp  recompute pi_old with the training model in eval mode (default), or take the engine's
+  2. old logp  recompute pi_old with the training model in eval mode (default), or take the engine's;
+               with a single update per rollout pi_old is the policy itself (ratio 1), so no extra pass
   3. advantage group-relative (GRPO/DAPO: std-normalised; Dr.GRPO: mean only; DCPO: smoothed)
   4. updates   `epochs` passes in mini-batches of `mini_batch_size` responses, each accumulated over
                micro-batches with a global normaliser, so accumulation equals one big batch
@@ -187,21 +188,49 @@ def normalisers(cfg: Config, full: Batch, mb: Batch, n_minibatches: int) -> dict
 
 
 def accumulate_grads(
-    cfg: Config, model, full: Batch, mb: Batch, adv, old, ref, n_minibatches: int, micro: int
+    cfg: Config,
+    model,
+    full: Batch,
+    mb: Batch,
+    adv,
+    old,
+    ref,
+    n_minibatches: int,
+    micro: int,
+    metrics: dict | None = None,
 ) -> dict:
-    """Forward/backward one mini-batch in micro-batches; grads add up to the mini-batch's gradient."""
+    """Forward/backward one mini-batch in micro-batches; grads add up to the mini-batch's gradient.
+
+    `old=None` means on-policy (one update per rollout): pi_old is this very forward pass, detached,
+    so the ratio is exactly 1 and no separate pi_old pass is needed. Entropy and mean token
+    probability of the response tokens are added to `metrics` when given.
+    """
     norm = normalisers(cfg, full, mb, n_minibatches)
     tot = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0}
     for i in range(0, len(mb), micro):
         idx = torch.arange(i, min(i + micro, len(mb)))
         sub = mb.select(idx)
-        logp = losses.token_logprobs(response_logits(model, sub, cfg.rollout.temperature), sub.resp)
-        loss, st = policy_loss(cfg, logp, sub, adv[idx], old[idx], None if ref is None else ref[idx], norm)
+        logits = response_logits(model, sub, cfg.rollout.temperature)
+        logp = losses.token_logprobs(logits, sub.resp)
+        o = logp.detach() if old is None else old[idx]
+        loss, st = policy_loss(cfg, logp, sub, adv[idx], o, None if ref is None else ref[idx], norm)
         loss.backward()
+        if metrics is not None:
+            with torch.no_grad():
+                metrics["ent_sum"] += float((losses.entropy_from_logits(logits.detach()) * sub.mask).sum())
+                metrics["prob_sum"] += float((logp.detach().exp() * sub.mask).sum())
+                metrics["resp_tokens"] += float(sub.mask.sum())
         tot["loss"] += loss.item()
         for k, v in st.items():
             tot[k] += v
     return tot
+
+
+def _takes_metrics(fn) -> bool:
+    """A drop-in replacement of accumulate_grads (trainer/distributed.py) may not collect metrics."""
+    import inspect
+
+    return "metrics" in inspect.signature(fn).parameters
 
 
 def lr_at(cfg: Config, step: int) -> float:
@@ -220,16 +249,23 @@ def advantages(cfg: Config, groups: list[Group], dcpo: DCPOStats | None) -> torc
     return adv.reshape(-1)
 
 
-def update(cfg: Config, model, optimizer, batch: Batch, adv, old, ref) -> dict:
-    """`epochs` passes of shuffled mini-batch updates over one rollout batch."""
+def update(
+    cfg: Config, model, optimizer, batch: Batch, adv, old, ref, *, metrics: dict | None = None
+) -> dict:
+    """`epochs` passes of shuffled mini-batch updates over one rollout batch.
+
+    `metrics`, when given, receives the entropy and mean token probability of the first pass
+    (the rollout policy's), so an on-policy step needs no separate scoring pass for them.
+    """
     N = len(batch)
     mbs = cfg.train.mini_batch_size or N
     micro = cfg.train.micro_batch_size or mbs
     n_mb = N // mbs
     agg = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0, "grad_norm": 0.0}
+    first = {"ent_sum": 0.0, "prob_sum": 0.0, "resp_tokens": 0.0}
     updates = 0
     model.train()
-    for _ in range(cfg.train.epochs):
+    for epoch in range(cfg.train.epochs):
         perm = torch.randperm(N)
         for j in range(n_mb):
             idx = perm[j * mbs : (j + 1) * mbs]
@@ -240,10 +276,15 @@ def update(cfg: Config, model, optimizer, batch: Batch, adv, old, ref) -> dict:
                 batch,
                 batch.select(idx),
                 adv[idx],
-                old[idx],
+                None if old is None else old[idx],
                 None if ref is None else ref[idx],
                 n_mb,
                 micro,
+                **(
+                    {"metrics": first}
+                    if metrics is not None and epoch == 0 and _takes_metrics(accumulate_grads)
+                    else {}
+                ),
             )
             gn = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.optim.grad_clip)
             optimizer.step()
@@ -252,6 +293,9 @@ def update(cfg: Config, model, optimizer, batch: Batch, adv, old, ref) -> dict:
                 agg[k] += v
             agg["grad_norm"] += float(gn)
     toks = max(agg["tokens"], 1.0)
+    if metrics is not None and first["resp_tokens"]:
+        metrics["entropy"] = first["ent_sum"] / first["resp_tokens"]
+        metrics["mean_prob"] = first["prob_sum"] / first["resp_tokens"]
     return {
         "loss": agg["loss"] / max(updates, 1),  # micro-batch losses already sum to each mini-batch's loss
         "clip_frac_low": agg["clip_low"] / toks,
@@ -377,9 +421,12 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
 
             # 2. pi_old (and the reference), 3. advantages
             micro = t.micro_batch_size or t.mini_batch_size or len(batch)
-            old, ent = score_tokens(model, batch, temperature=r.temperature, micro=micro)
+            n_updates = t.epochs * (len(batch) // (t.mini_batch_size or len(batch)))
+            old = ent = None  # one update per rollout and no KL: on-policy, pi_old = the policy (ratio 1)
             if a.old_logprobs == "engine":
                 old = batch.engine_logp
+            elif n_updates > 1 or ref_model is not None:
+                old, ent = score_tokens(model, batch, temperature=r.temperature, micro=micro)
             ref = (
                 score_tokens(ref_model, batch, temperature=r.temperature, micro=micro)[0]
                 if ref_model
@@ -388,11 +435,18 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
             adv = advantages(cfg, rb.groups, dcpo)
 
             # 4. several mini-batch updates
-            upd = update(cfg, model, optimizer, batch, adv, old, ref)
+            first_pass: dict = {}
+            upd = update(cfg, model, optimizer, batch, adv, old, ref, metrics=first_pass)
 
             # 5. metrics and checkpoint
             dt = time.perf_counter() - t0
-            m = rollout_metrics(rb, batch, old, ent)
+            m = rollout_metrics(rb, batch)
+            if ent is not None:  # from the pi_old pass
+                ntok = batch.mask.sum().clamp(min=1)
+                m["entropy"] = float((ent * batch.mask).sum() / ntok)
+                m["mean_prob"] = float((old.exp() * batch.mask).sum() / ntok)
+            else:  # from the first training pass (the same policy)
+                m["entropy"], m["mean_prob"] = first_pass.get("entropy"), first_pass.get("mean_prob")
             m.update(upd)
             m.update(lr=lr, step_time=dt, gen_time=t_gen, tokens_per_s=m.pop("_gen_tokens") / dt,
                      prompts_dropped=data.dropped_too_long, epoch=sampler.epoch)  # fmt: skip
@@ -412,7 +466,7 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
                 state = {"sampler": sampler.state_dict(), "dcpo": dcpo.state_dict() if dcpo else None}
                 save_checkpoint(ckpt_root, step + 1, model, tok, optimizer, state)
             info = (f"acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} len {m['response_length_mean']:.0f} "
-                    f"ent {m['entropy']:.2f} gen-batches {rb.gen_batches} {dt:.1f}s")  # fmt: skip
+                    f"ent {m['entropy'] or 0:.2f} gen-batches {rb.gen_batches} {dt:.1f}s")  # fmt: skip
             prog.update(task, advance=1, info=info)
             if not progress or not prog.console.is_terminal:  # logs and CI get one line per step
                 prog.console.print(f"step {step + 1}/{t.steps}: {info}")
@@ -421,12 +475,10 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
     return out
 
 
-def rollout_metrics(rb, batch: Batch, logp: torch.Tensor, ent: torch.Tensor) -> dict:
-    """The DAPO paper's monitors: over every sampled response (acc, length) and the trained tokens (entropy, prob)."""
+def rollout_metrics(rb, batch: Batch) -> dict:
+    """The DAPO paper's monitors over every sampled response (acc, length, truncation, filtering)."""
     gen = [(s, sc) for g in rb.generated for s, sc in zip(g.samples, g.scores, strict=True)]
     lens = [len(s.response_ids) for s, _ in gen]
-    m = batch.mask
-    ntok = m.sum().clamp(min=1)
     return {
         "reward_mean": sum(sc.score for _, sc in gen) / len(gen),
         "acc": sum(sc.acc for _, sc in gen) / len(gen),
@@ -434,8 +486,6 @@ def rollout_metrics(rb, batch: Batch, logp: torch.Tensor, ent: torch.Tensor) -> 
         "response_length_max": max(lens),
         "truncation_ratio": sum(s.truncated for s, _ in gen) / len(gen),
         "overlong_penalty_mean": sum(sc.overlong_penalty for _, sc in gen) / len(gen),
-        "entropy": float((ent * m).sum() / ntok),
-        "mean_prob": float((logp.exp() * m).sum() / ntok),
         "gen_batches": rb.gen_batches,
         "filtered_share": rb.filtered / max(len(rb.generated), 1),
         "train_acc": float(batch.acc.float().mean()),
