@@ -23,7 +23,8 @@ def train_cmd(
         Path | None, typer.Argument(help="YAML config (sections: model, data, rollout, algo, optim, train)")
     ] = None,
     preset: Annotated[
-        str | None, typer.Option(help="grpo | dapo | dr_grpo | gspo | dcpo (overrides the file's preset)")
+        str | None,
+        typer.Option(help="grpo | dapo | dr_grpo | gspo | dcpo | ppo | vapo (overrides the file's preset)"),
     ] = None,
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="override a key, e.g. --set algo.eps_high=0.28")
@@ -34,7 +35,10 @@ def train_cmd(
     ] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
 ) -> None:
-    """RL-train a policy on a verl Parquet (DAPO by default); metrics, plots and checkpoints go to train.out."""
+    """RL-train a policy on a verl Parquet (DAPO by default); metrics, plots and checkpoints go to train.out.
+
+    Multi-process: `torchrun --nproc_per_node N -m trainer train CONFIG` (rank 0 logs and saves).
+    """
     from trainer.config import ConfigError, load_config
 
     sets = list(set_ or [])
@@ -52,7 +56,10 @@ def train_cmd(
         run_dir = train(cfg, resume=resume, progress=not no_progress)
     except (DynamicSamplingError, FileNotFoundError, ValueError) as e:
         _fail(e)
-    typer.echo(f"run: {run_dir}  plots: {plot_run(run_dir)}")
+    import os
+
+    if int(os.environ.get("RANK", "0")) == 0:  # under torchrun only rank 0 has the metrics to plot
+        typer.echo(f"run: {run_dir}  plots: {plot_run(run_dir)}")
 
 
 def sft_cmd(

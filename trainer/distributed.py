@@ -352,7 +352,16 @@ def score_tokens_sharded(
 
 # ---------------------------------------------------------------- the update
 def accumulate_grads_sharded(
-    cfg: Config, model, full: Batch, mb: Batch, adv, old, ref, n_minibatches: int, micro: int
+    cfg: Config,
+    model,
+    full: Batch,
+    mb: Batch,
+    adv,
+    old,
+    ref,
+    n_minibatches: int,
+    micro: int,
+    metrics: dict | None = None,
 ) -> dict:
     """Drop-in for `trainer.loop.accumulate_grads`: after it, every rank holds the WHOLE mini-batch's gradient.
 
@@ -361,36 +370,59 @@ def accumulate_grads_sharded(
     micro-batches, so its gradient is its rows' share of the globally normalised loss, and the sum over
     ranks (all-reduced here, or reduce-scattered by FSDP2) is the one-process gradient. The returned
     statistics are summed over ranks as well. With one process it is `accumulate_grads` itself.
-    """
-    from trainer import losses
-    from trainer.loop import normalisers, policy_loss, response_logits
 
-    if is_distributed():
-        check_same(
-            _fingerprint(mb), "the mini-batch (torch.randperm in update() must draw the same on every rank)"
-        )
+    `old=None` is the on-policy case (pi_old = this forward pass, detached: ratio 1). `metrics`, when
+    given, receives the first-pass sums (entropy, token probability, engine-vs-trainer gap) of the
+    whole mini-batch, summed over ranks (the gap's max is a max over ranks).
+    """
+    from trainer.loop import micro_step, normalisers
+
+    if not is_distributed():
+        from trainer.loop import accumulate_grads
+
+        return accumulate_grads(cfg, model, full, mb, adv, old, ref, n_minibatches, micro, metrics)
+    check_same(
+        _fingerprint(mb), "the mini-batch (torch.randperm in update() must draw the same on every rank)"
+    )
     norm = normalisers(cfg, full, mb, n_minibatches)  # whole mini-batch: global counts
     rows = list(shard_range(len(mb)))
     steps = math.ceil(len(rows) / micro)
     if is_fsdp(model):  # every rank must run the same number of forward/backward (FSDP2 collectives)
         steps = math.ceil(len(shard_range(len(mb), 0)) / micro)
     tot = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0}
+    local: dict | None = None if metrics is None else {}
     for k in range(steps):
         idx = torch.tensor(rows[k * micro : (k + 1) * micro], dtype=torch.long)
         dummy = len(idx) == 0
         if dummy:
             idx = torch.zeros(1, dtype=torch.long)  # a zero-weight row keeps FSDP2's collectives in step
         sub = mb.select(idx)
-        logp = losses.token_logprobs(response_logits(model, sub, cfg.rollout.temperature), sub.resp)
-        loss, st = policy_loss(cfg, logp, sub, adv[idx], old[idx], None if ref is None else ref[idx], norm)
-        if dummy:
-            loss = loss * 0.0
-        loss.backward()
+        loss, st = micro_step(
+            cfg,
+            model,
+            sub,
+            adv[idx],
+            None if old is None else old[idx],
+            None if ref is None else ref[idx],
+            norm,
+            metrics=None if dummy else local,
+            scale=0.0 if dummy else 1.0,
+        )
         if not dummy:
             tot["loss"] += loss.item()
             for key, v in st.items():
                 tot[key] += v
     sync_grads(model)
+    if metrics is not None:
+        from trainer.loop import FIRST_PASS_MAX, FIRST_PASS_SUMS
+
+        sums = all_reduce_stats({key: local.get(key, 0.0) for key in FIRST_PASS_SUMS})
+        for key, v in sums.items():
+            metrics[key] = metrics.get(key, 0.0) + v
+        for key in FIRST_PASS_MAX:
+            t = torch.tensor([local.get(key, 0.0)], dtype=torch.float64, device=_comm_device())
+            dist.all_reduce(t, op=dist.ReduceOp.MAX)
+            metrics[key] = max(metrics.get(key, 0.0), float(t))
     return all_reduce_stats(tot)
 
 

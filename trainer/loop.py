@@ -25,7 +25,13 @@ import torch
 from trainer import losses
 from trainer.advantages import DCPOStats, group_advantages
 from trainer.config import Config, dump_config
+from trainer.distributed import accumulate_grads_sharded
 from trainer.sampling import Group
+
+# First-pass metric sums that update() collects (summed over micro-batches and ranks), and maxima.
+FIRST_PASS_SUMS = ("ent_sum", "prob_sum", "resp_tokens", "gap_sum", "pgap_sum", "gap_kl_sum")
+FIRST_PASS_MAX = ("gap_max",)
+CRITIC_ALGOS = ("ppo", "vapo")
 
 
 # ---------------------------------------------------------------- batch tensors
@@ -128,7 +134,7 @@ def policy_loss(
         cl_tok, ch_tok = cl[:, None].expand_as(m), ch[:, None].expand_as(m)
         tok_loss = None
     else:
-        adv_tok = adv[:, None].expand_as(m)
+        adv_tok = adv if adv.dim() == 2 else adv[:, None].expand_as(m)  # PPO/VAPO: per-token (GAE)
         if a.name == "dcpo":
             tok_loss, cl_tok, ch_tok = losses.dcpo_token_loss(
                 logp, old, adv_tok, eps_low=a.eps_low, eps_high=a.eps_high
@@ -137,6 +143,10 @@ def policy_loss(
             tok_loss, cl_tok, ch_tok = losses.clipped_token_loss(
                 logp, old, adv_tok, eps_low=a.eps_low, eps_high=a.eps_high
             )
+        if a.tis_cap is not None:  # truncated importance sampling: pi_trainer(old) / pi_engine, capped
+            from trainer.vllm_engine import tis_weights
+
+            tok_loss = tok_loss * tis_weights(old, mb.engine_logp, a.tis_cap)
     if ref is not None and a.kl_coef > 0:
         kl = losses.kl_penalty(logp, ref, a.kl_kind)
         tok_loss = a.kl_coef * kl if tok_loss is None else tok_loss + a.kl_coef * kl
@@ -155,6 +165,8 @@ def policy_loss(
                 num_seqs=norm["seqs"],
                 constant=norm["constant"],
             )
+    if a.ntp_coef > 0:  # VAPO: next-token prediction on the correct responses, exact under accumulation
+        loss = loss + a.ntp_coef * losses.ntp_loss(logp, m, mb.acc, num_tokens=norm["ntp_tokens"])
     with torch.no_grad():
         d = (old - logp).detach()
         stats = {
@@ -178,6 +190,7 @@ def normalisers(cfg: Config, full: Batch, mb: Batch, n_minibatches: int) -> dict
         "tokens": tokens,
         "seqs": seqs,
         "groups": len(mb) / G,
+        "ntp_tokens": (mb.loss_mask * mb.acc.float()[:, None]).sum().item(),
         "group_tokens": group_tokens,
         # Dr.GRPO: G x Lmax per group, so the mini-batch constant is (responses x Lmax);
         # DCPO's seq_sum_token_mean sums response means and averages over the mini-batch's prompts.
@@ -185,6 +198,47 @@ def normalisers(cfg: Config, full: Batch, mb: Batch, n_minibatches: int) -> dict
         if cfg.algo.loss_agg == "token_sum_constant"
         else len(mb) / G,
     }
+
+
+def micro_step(
+    cfg: Config,
+    model,
+    sub: Batch,
+    adv,
+    old,
+    ref,
+    norm: dict,
+    *,
+    metrics: dict | None = None,
+    scale: float = 1.0,
+) -> tuple[torch.Tensor, dict]:
+    """Forward/backward one micro-batch (`old=None`: on-policy, pi_old = this pass detached).
+
+    `metrics`, when given, receives the sums in FIRST_PASS_SUMS / FIRST_PASS_MAX: entropy and token
+    probability of the response tokens and the gap between this pass and the engine's logprobs.
+    `scale=0` backpropagates a zero-weight pass (FSDP2 padding).
+    """
+    logits = response_logits(model, sub, cfg.rollout.temperature)
+    logp = losses.token_logprobs(logits, sub.resp)
+    o = logp.detach() if old is None else old
+    loss, st = policy_loss(cfg, logp, sub, adv, o, ref, norm)
+    (loss * scale if scale != 1.0 else loss).backward()
+    if metrics is not None:
+        with torch.no_grad():
+            m = sub.mask
+            lp = logp.detach()
+            d = (lp - sub.engine_logp).clamp(-20, 20)
+            for k in FIRST_PASS_SUMS:
+                metrics.setdefault(k, 0.0)
+            metrics["ent_sum"] += float((losses.entropy_from_logits(logits.detach()) * m).sum())
+            metrics["prob_sum"] += float((lp.exp() * m).sum())
+            metrics["resp_tokens"] += float(m.sum())
+            metrics["gap_sum"] += float((d.abs() * m).sum())
+            metrics["pgap_sum"] += float(((lp.exp() - sub.engine_logp.exp()).abs() * m).sum())
+            metrics["gap_kl_sum"] += float(((d.exp() - d - 1) * m).sum())
+            gmax = float((d.abs() * m).max()) if m.numel() else 0.0
+            metrics["gap_max"] = max(metrics.get("gap_max", 0.0), gmax)
+    return loss, st
 
 
 def accumulate_grads(
@@ -202,35 +256,27 @@ def accumulate_grads(
     """Forward/backward one mini-batch in micro-batches; grads add up to the mini-batch's gradient.
 
     `old=None` means on-policy (one update per rollout): pi_old is this very forward pass, detached,
-    so the ratio is exactly 1 and no separate pi_old pass is needed. Entropy and mean token
-    probability of the response tokens are added to `metrics` when given.
+    so the ratio is exactly 1 and no separate pi_old pass is needed. The first-pass metric sums
+    (see `micro_step`) are added to `metrics` when given.
     """
     norm = normalisers(cfg, full, mb, n_minibatches)
     tot = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0}
     for i in range(0, len(mb), micro):
         idx = torch.arange(i, min(i + micro, len(mb)))
-        sub = mb.select(idx)
-        logits = response_logits(model, sub, cfg.rollout.temperature)
-        logp = losses.token_logprobs(logits, sub.resp)
-        o = logp.detach() if old is None else old[idx]
-        loss, st = policy_loss(cfg, logp, sub, adv[idx], o, None if ref is None else ref[idx], norm)
-        loss.backward()
-        if metrics is not None:
-            with torch.no_grad():
-                metrics["ent_sum"] += float((losses.entropy_from_logits(logits.detach()) * sub.mask).sum())
-                metrics["prob_sum"] += float((logp.detach().exp() * sub.mask).sum())
-                metrics["resp_tokens"] += float(sub.mask.sum())
+        loss, st = micro_step(
+            cfg,
+            model,
+            mb.select(idx),
+            adv[idx],
+            None if old is None else old[idx],
+            None if ref is None else ref[idx],
+            norm,
+            metrics=metrics,
+        )
         tot["loss"] += loss.item()
         for k, v in st.items():
             tot[k] += v
     return tot
-
-
-def _takes_metrics(fn) -> bool:
-    """A drop-in replacement of accumulate_grads (trainer/distributed.py) may not collect metrics."""
-    import inspect
-
-    return "metrics" in inspect.signature(fn).parameters
 
 
 def lr_at(cfg: Config, step: int) -> float:
@@ -262,7 +308,7 @@ def update(
     micro = cfg.train.micro_batch_size or mbs
     n_mb = N // mbs
     agg = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0, "grad_norm": 0.0}
-    first = {"ent_sum": 0.0, "prob_sum": 0.0, "resp_tokens": 0.0}
+    first: dict = {}
     updates = 0
     model.train()
     for epoch in range(cfg.train.epochs):
@@ -270,7 +316,7 @@ def update(
         for j in range(n_mb):
             idx = perm[j * mbs : (j + 1) * mbs]
             optimizer.zero_grad(set_to_none=True)
-            st = accumulate_grads(
+            st = accumulate_grads_sharded(  # = accumulate_grads with one process (trainer/distributed.py)
                 cfg,
                 model,
                 batch,
@@ -280,11 +326,7 @@ def update(
                 None if ref is None else ref[idx],
                 n_mb,
                 micro,
-                **(
-                    {"metrics": first}
-                    if metrics is not None and epoch == 0 and _takes_metrics(accumulate_grads)
-                    else {}
-                ),
+                first if metrics is not None and epoch == 0 else None,
             )
             gn = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.optim.grad_clip)
             optimizer.step()
@@ -293,9 +335,17 @@ def update(
                 agg[k] += v
             agg["grad_norm"] += float(gn)
     toks = max(agg["tokens"], 1.0)
-    if metrics is not None and first["resp_tokens"]:
-        metrics["entropy"] = first["ent_sum"] / first["resp_tokens"]
-        metrics["mean_prob"] = first["prob_sum"] / first["resp_tokens"]
+    if metrics is not None and first.get("resp_tokens"):
+        n = first["resp_tokens"]
+        metrics["entropy"] = first["ent_sum"] / n
+        metrics["mean_prob"] = first["prob_sum"] / n
+        # engine vs the first training pass (= pi_old on-policy): what logprob_gap reports
+        metrics["gap"] = {
+            "logprob_gap_mean": first["gap_sum"] / n,
+            "logprob_gap_max": first["gap_max"],
+            "prob_gap_mean": first["pgap_sum"] / n,
+            "engine_trainer_kl": first["gap_kl_sum"] / n,
+        }
     return {
         "loss": agg["loss"] / max(updates, 1),  # micro-batch losses already sum to each mini-batch's loss
         "clip_frac_low": agg["clip_low"] / toks,
@@ -306,31 +356,138 @@ def update(
     }
 
 
+# ---------------------------------------------------------------- the critic (ppo, vapo)
+@torch.no_grad()
+def critic_values(critic, b: Batch, *, micro: int) -> torch.Tensor:
+    """[N, R] V of the state before each response token, zero on padding (critic in eval mode)."""
+    was = critic.training
+    critic.eval()
+    P = b.ids.shape[1] - b.resp.shape[1]
+    vals = [
+        critic.response_values(b.ids[i : i + micro], b.attn[i : i + micro], P)
+        for i in range(0, len(b), micro)
+    ]
+    critic.train(was)
+    return torch.cat(vals) * b.mask
+
+
+def critic_advantages(cfg: Config, groups: list[Group], b: Batch, values: torch.Tensor, *, pretrain: bool):
+    """(token advantages [N, R], value targets [N, R]) from GAE on the outcome reward (last token).
+
+    ppo: one lambda for both; vapo: decoupled (length-adaptive lambda_policy, lambda_critic = 1).
+    During value pretraining the targets are the lambda = 1 (Monte-Carlo) returns. The advantages are
+    whitened over the trained tokens (verl's GAE does the same).
+    """
+    from trainer.advantages import gae, ppo_advantages, terminal_rewards, vapo_advantages, whiten
+
+    a = cfg.algo
+    scores = torch.tensor([x for g in groups for x in g.rewards], dtype=torch.float32)
+    m = b.mask
+    if a.name == "vapo":
+        adv, returns = vapo_advantages(terminal_rewards(scores, m), values, m, gamma=a.gamma, alpha=a.alpha)
+    else:
+        adv, returns = ppo_advantages(scores, values, m, gamma=a.gamma, lam=a.lam)
+    if pretrain and a.name == "ppo":
+        returns = gae(terminal_rewards(scores, m), values, m, gamma=a.gamma, lam=1.0)[1]
+    return whiten(adv, b.loss_mask), returns
+
+
+def critic_update(
+    cfg: Config, critic, optimizer, b: Batch, values: torch.Tensor, returns: torch.Tensor
+) -> dict:
+    """`train.epochs` passes of clipped value-loss steps over the batch, in the policy's mini-batch size.
+
+    Every rank runs the whole critic update on the whole batch (same inputs, same RNG draws), so the
+    critics stay identical without collectives; it is small next to the policy's generation.
+    """
+    from trainer.critic import value_step
+
+    N = len(b)
+    mbs = cfg.train.mini_batch_size or N
+    P = b.ids.shape[1] - b.resp.shape[1]
+    losses_ = []
+    for _ in range(cfg.train.epochs):
+        perm = torch.randperm(N)
+        for j in range(N // mbs):
+            idx = perm[j * mbs : (j + 1) * mbs]
+            losses_.append(
+                value_step(
+                    critic,
+                    optimizer,
+                    b.ids[idx],
+                    b.attn[idx],
+                    P,
+                    b.mask[idx],
+                    returns[idx],
+                    values[idx],
+                    clip=cfg.algo.value_clip,
+                    grad_clip=cfg.optim.grad_clip,
+                )  # fmt: skip
+            )
+    err = ((values - returns) ** 2 * b.mask).sum() / b.mask.sum().clamp(min=1)
+    return {"value_loss": sum(losses_) / max(len(losses_), 1), "value_mse_before": float(err),
+            "value_mean": float((values * b.mask).sum() / b.mask.sum().clamp(min=1))}  # fmt: skip
+
+
+def _build_engine(cfg: Config, model, tok, out: Path):
+    from trainer import distributed as D
+
+    if cfg.rollout.engine == "hf":
+        from trainer.rollout import HFEngine
+
+        return HFEngine(model, tok)
+    if D.is_distributed():
+        raise ValueError(
+            "rollout.engine: vllm under torchrun is not wired (each rank would need its own engine); "
+            "run one process or write rollout.engine: hf"
+        )
+    from trainer.vllm_engine import VLLMEngine
+
+    max_len = cfg.data.max_prompt_len + cfg.rollout.max_new_tokens + 8
+    return VLLMEngine.from_model(model, tok, out / "vllm", seed=cfg.train.seed, max_model_len=max_len)
+
+
 # ---------------------------------------------------------------- the run
 def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps: int | None = None) -> Path:
-    """Run (or resume) RL training; returns the output directory. `max_steps` stops early (tests)."""
+    """Run (or resume) RL training; returns the output directory. `max_steps` stops early (tests).
+
+    Under `torchrun --nproc_per_node N` every rank runs this function (see docs/distributed.md):
+    rollouts and forward/backward are sharded, only rank 0 logs, evaluates and writes checkpoints.
+    """
+    from trainer import distributed as D
+
+    D.init_distributed()
+    try:
+        return _train(cfg, resume=resume, progress=progress, max_steps=max_steps)
+    finally:
+        D.cleanup()
+
+
+def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) -> Path:
+    from trainer import distributed as D
     from trainer.checkpoint import latest_checkpoint, load_training_state, save_checkpoint
     from trainer.data import PromptSampler, load_prompts, read_verl
     from trainer.metrics import MetricsLog
     from trainer.model import build_policy, load_model, load_tokenizer, quiet_transformers, save_policy
     from trainer.reward import score_samples
-    from trainer.rollout import HFEngine
-    from trainer.sampling import collect
 
     quiet_transformers()
+    main = D.is_main()
     t, r, a = cfg.train, cfg.rollout, cfg.algo
     if not cfg.data.train:
         raise ValueError("data.train is not set; point it at a verl Parquet (e.g. from `dapo build`)")
     if t.threads:
         torch.set_num_threads(t.threads)
     out = Path(t.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if main:
+        out.mkdir(parents=True, exist_ok=True)
+    D.barrier()
     ckpt_root = out / "checkpoints"
     ckpt = latest_checkpoint(ckpt_root) if resume else None
     if resume and ckpt is None:
         raise FileNotFoundError(f"--resume: no checkpoint under {ckpt_root}; run without --resume to start")
 
-    torch.manual_seed(t.seed)
+    torch.manual_seed(t.seed)  # the same on every rank: update()'s permutations must agree
     if ckpt is not None:
         model, tok = load_model(ckpt, dtype=cfg.model.dtype), load_tokenizer(ckpt)
     else:
@@ -342,7 +499,9 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
                 for m in row["messages"]
             ]
         model, tok = build_policy(cfg.model, texts, seed=t.seed)
-    dump_config(cfg, out / "config.yaml")
+    D.broadcast_params(model)  # same start on every rank
+    if main:
+        dump_config(cfg, out / "config.yaml")
     data = load_prompts(
         cfg.data.train, tok, max_prompt_len=cfg.data.max_prompt_len, split=cfg.data.train_split
     )
@@ -354,7 +513,7 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
             limit=cfg.data.eval_size,
             split=cfg.data.eval_split,
         )  # fmt: skip
-        if cfg.data.eval and t.eval_every
+        if cfg.data.eval and t.eval_every and main
         else None
     )
     sampler = PromptSampler(len(data.prompts), t.seed)
@@ -364,7 +523,8 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
         if ckpt is not None:
             ref_model = load_model(ref_dir, dtype=cfg.model.dtype)
         else:
-            save_policy(model, tok, ref_dir)
+            if main:
+                save_policy(model, tok, ref_dir)
             ref_model = copy.deepcopy(model)
         ref_model.eval().requires_grad_(False)
     optimizer = torch.optim.AdamW(
@@ -374,6 +534,29 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
         weight_decay=cfg.optim.weight_decay,
         eps=1e-8,
     )
+    critic = critic_opt = None
+    if a.name in CRITIC_ALGOS:  # a separate value model (trainer/critic.py says why)
+        from trainer.critic import Critic, build_critic
+
+        if ckpt is not None:
+            if not (ckpt / "critic" / "model.safetensors").exists():
+                raise FileNotFoundError(
+                    f"{ckpt} has no critic/ (the run stopped while writing it); point {ckpt_root / 'latest'} "
+                    "at the previous step-* directory to resume from there"
+                )
+            critic = Critic.load(ckpt / "critic").to(next(model.parameters()).device)
+        else:
+            critic = build_critic(model)
+        D.broadcast_params(critic)
+        critic_opt = torch.optim.AdamW(
+            critic.parameters(),
+            lr=a.critic_lr if a.critic_lr is not None else cfg.optim.lr,
+            betas=cfg.optim.betas,
+            weight_decay=cfg.optim.weight_decay,
+            eps=1e-8,
+        )
+        if ckpt is not None:
+            critic_opt.load_state_dict(torch.load(ckpt / "critic_optimizer.pt", weights_only=True))
     dcpo = DCPOStats() if a.name == "dcpo" else None
     start = 0
     if ckpt is not None:
@@ -383,9 +566,14 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
         if dcpo is not None:
             dcpo.load_state_dict(st["dcpo"])
     resume_step = start if ckpt is not None else None
-    log = MetricsLog(out, tensorboard=t.tensorboard, resume_step=resume_step)
-    samples_log = MetricsLog(out, tensorboard=False, resume_step=resume_step, name="rollouts.jsonl")
-    engine = HFEngine(model, tok)
+    log = samples_log = None
+    if main:
+        log = MetricsLog(out, tensorboard=t.tensorboard, resume_step=resume_step)
+        samples_log = MetricsLog(out, tensorboard=False, resume_step=resume_step, name="rollouts.jsonl")
+    engine = _build_engine(cfg, model, tok, out)
+    pad_id = getattr(engine, "pad_id", None)
+    if pad_id is None:
+        pad_id = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
 
     def score(samples, gold):
         return score_samples(
@@ -397,7 +585,7 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
         )
 
     end = t.steps if max_steps is None else min(t.steps, start + max_steps)
-    prog = _progress(progress)
+    prog = _progress(progress and main)
     task = prog.add_task(
         "train", total=t.steps, completed=start, info=f"dropped prompts: {data.dropped_too_long}"
     )
@@ -408,16 +596,18 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
             for g in optimizer.param_groups:
                 g["lr"] = lr
 
-            # 1. rollout with dynamic sampling
-            engine.sync_weights(model)
-            rb = collect(
-                engine, data.prompts, sampler, score,
-                target=t.prompts_per_step, gen_prompts=t.gen_prompts or t.prompts_per_step,
-                dynamic=a.dynamic_sampling, max_gen_batches=a.max_gen_batches,
-                n=r.n, max_new_tokens=r.max_new_tokens, temperature=r.temperature, top_p=r.top_p,
-            )  # fmt: skip
+            # 1. rollout with dynamic sampling (each rank generates its share of the prompts)
+            if r.engine == "hf" or step > start:  # vLLM: reload after each update (it starts in sync)
+                engine.sync_weights(model)
+            with D.full_params(model):  # no-op unless FSDP2
+                rb = D.collect_sharded(
+                    engine, data.prompts, sampler, score,
+                    target=t.prompts_per_step, gen_prompts=t.gen_prompts or t.prompts_per_step,
+                    dynamic=a.dynamic_sampling, max_gen_batches=a.max_gen_batches,
+                    n=r.n, max_new_tokens=r.max_new_tokens, temperature=r.temperature, top_p=r.top_p,
+                )  # fmt: skip
             t_gen = time.perf_counter() - t0
-            batch = make_batch(rb.groups, engine.pad_id, overlong_filter=a.overlong_filter)
+            batch = make_batch(rb.groups, pad_id, overlong_filter=a.overlong_filter)
 
             # 2. pi_old (and the reference), 3. advantages
             micro = t.micro_batch_size or t.mini_batch_size or len(batch)
@@ -426,17 +616,28 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
             if a.old_logprobs == "engine":
                 old = batch.engine_logp
             elif n_updates > 1 or ref_model is not None:
-                old, ent = score_tokens(model, batch, temperature=r.temperature, micro=micro)
+                old, ent = D.score_tokens_sharded(model, batch, temperature=r.temperature, micro=micro)
             ref = (
-                score_tokens(ref_model, batch, temperature=r.temperature, micro=micro)[0]
+                D.score_tokens_sharded(ref_model, batch, temperature=r.temperature, micro=micro)[0]
                 if ref_model
                 else None
             )
-            adv = advantages(cfg, rb.groups, dcpo)
+            pretrain = critic is not None and step < a.value_pretrain_steps
+            crit: dict = {}
+            if critic is not None:
+                values = critic_values(critic, batch, micro=micro)
+                adv, returns = critic_advantages(cfg, rb.groups, batch, values, pretrain=pretrain)
+            else:
+                adv = advantages(cfg, rb.groups, dcpo)
 
-            # 4. several mini-batch updates
+            # 4. several mini-batch updates (none while the critic is pretrained), then the critic's
             first_pass: dict = {}
-            upd = update(cfg, model, optimizer, batch, adv, old, ref, metrics=first_pass)
+            if pretrain:
+                upd = {"value_pretrain": 1}
+            else:
+                upd = update(cfg, model, optimizer, batch, adv, old, ref, metrics=first_pass)
+            if critic is not None:
+                crit = critic_update(cfg, critic, critic_opt, batch, values, returns)
 
             # 5. metrics and checkpoint
             dt = time.perf_counter() - t0
@@ -447,7 +648,15 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
                 m["mean_prob"] = float((old.exp() * batch.mask).sum() / ntok)
             else:  # from the first training pass (the same policy)
                 m["entropy"], m["mean_prob"] = first_pass.get("entropy"), first_pass.get("mean_prob")
+            # engine vs trainer logprobs on the sampled tokens (pi_old pass, else the first training pass)
+            if old is not None and a.old_logprobs != "engine":
+                from trainer.vllm_engine import logprob_gap
+
+                m.update(logprob_gap(old, batch.engine_logp, batch.mask))
+            elif "gap" in first_pass:
+                m.update(first_pass["gap"])
             m.update(upd)
+            m.update(crit)
             m.update(lr=lr, step_time=dt, gen_time=t_gen, tokens_per_s=m.pop("_gen_tokens") / dt,
                      prompts_dropped=data.dropped_too_long, epoch=sampler.epoch)  # fmt: skip
             if ref is not None:
@@ -456,22 +665,32 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
             if eval_set is not None and ((step + 1) % t.eval_every == 0 or step + 1 == t.steps):
                 from trainer.eval import evaluate
 
-                ev = evaluate(model, tok, eval_set.prompts, k=t.eval_k, temperature=t.eval_temperature,
-                              top_p=t.eval_top_p, max_new_tokens=r.max_new_tokens)  # fmt: skip
+                with D.full_params(model):
+                    ev = evaluate(model, tok, eval_set.prompts, k=t.eval_k, temperature=t.eval_temperature,
+                                  top_p=t.eval_top_p, max_new_tokens=r.max_new_tokens)  # fmt: skip
                 m.update({f"eval/{k}": v for k, v in ev.items()})
-            log.log(step + 1, m)
-            samples_log.log(step + 1, {"groups": [
-                {"key": g.prompt.key, "rewards": g.rewards, "first": g.samples[0].text} for g in rb.groups]})  # fmt: skip
+            if main:
+                log.log(step + 1, m)
+                samples_log.log(step + 1, {"groups": [
+                    {"key": g.prompt.key, "rewards": g.rewards, "first": g.samples[0].text} for g in rb.groups]})  # fmt: skip
             if (step + 1) % t.save_every == 0 or step + 1 == end:
-                state = {"sampler": sampler.state_dict(), "dcpo": dcpo.state_dict() if dcpo else None}
-                save_checkpoint(ckpt_root, step + 1, model, tok, optimizer, state)
-            info = (f"acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} len {m['response_length_mean']:.0f} "
+                if main:  # plain models: every rank holds the same weights
+                    state = {"sampler": sampler.state_dict(), "dcpo": dcpo.state_dict() if dcpo else None}
+                    path = save_checkpoint(ckpt_root, step + 1, model, tok, optimizer, state)
+                    if critic is not None:
+                        critic.save(path / "critic")
+                        torch.save(critic_opt.state_dict(), path / "critic_optimizer.pt")
+                D.barrier()
+            phase = "value-pretrain " if pretrain else ""
+            info = (f"{phase}acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} len {m['response_length_mean']:.0f} "
                     f"ent {m['entropy'] or 0:.2f} gen-batches {rb.gen_batches} {dt:.1f}s")  # fmt: skip
-            prog.update(task, advance=1, info=info)
-            if not progress or not prog.console.is_terminal:  # logs and CI get one line per step
-                prog.console.print(f"step {step + 1}/{t.steps}: {info}")
-    log.close()
-    samples_log.close()
+            if main:
+                prog.update(task, advance=1, info=info)
+                if not progress or not prog.console.is_terminal:  # logs and CI get one line per step
+                    prog.console.print(f"step {step + 1}/{t.steps}: {info}")
+    if main:
+        log.close()
+        samples_log.close()
     return out
 
 

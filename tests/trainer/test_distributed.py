@@ -202,8 +202,6 @@ def run_collect(engine) -> tuple[dict, PromptSampler]:
 
 # ---------------------------------------------------------------- the worker (one per rank)
 def worker(out: Path) -> None:
-    from trainer import loop
-
     torch.set_num_threads(1)
     env = D.init_distributed()
     assert (env.world_size, env.backend) == (2, "gloo") and D.is_distributed()
@@ -231,8 +229,7 @@ def worker(out: Path) -> None:
     res["seen"] = eng.seen
     D.check_same(torch.get_rng_state().double(), "the global RNG after collect_sharded")  # raises if not
 
-    # the update, through loop.update with the one-line patch
-    loop.accumulate_grads = D.accumulate_grads_sharded
+    # the update, through loop.update (which calls accumulate_grads_sharded)
     res["updates"] = {name: run_update(make_cfg(over), sharded=True) for name, over in CASES.items()}
     res["fsdp"] = {name: run_update(make_cfg(CASES[name]), sharded=True, fsdp=True) for name in FSDP_CASES}
     D.barrier()
@@ -359,5 +356,74 @@ def test_two_cpu_processes_equal_one_process(tmp_path):
             assert got["stats"] == pytest.approx(ref["stats"], rel=1e-5, abs=1e-6), name
 
 
-if __name__ == "__main__":  # torchrun entry point of the two-process test
-    worker(Path(sys.argv[1]))
+# ---------------------------------------------------------------- a whole train() step under torchrun
+def train_worker(out: Path, config: Path) -> None:
+    """One rank of `dapo train` (the trainer's CLI app); records its parameters after each update."""
+    from trainer import loop
+    from trainer.__main__ import app
+
+    torch.set_num_threads(1)
+    orig = loop.update
+
+    def recording_update(cfg, model, *a, **k):
+        st = orig(cfg, model, *a, **k)
+        rank = int(os.environ["RANK"])
+        torch.save({n: p.detach().clone() for n, p in model.named_parameters()}, out / f"params{rank}.pt")
+        return st
+
+    loop.update = recording_update
+    app(["train", str(config), "--no-progress"], standalone_mode=False)
+
+
+@pytest.mark.slow
+def test_train_under_torchrun_two_ranks(tmp_path, sft_dir, toy_verl):
+    """torchrun --nproc_per_node 2 runs one real train() step (dynamic sampling included) through the CLI;
+    both ranks end with the weights rank 0 wrote to the checkpoint."""
+    import json
+
+    import yaml
+    from safetensors.torch import load_file
+
+    from trainer.model import load_model
+
+    model = load_model(sft_dir[0])
+    cfg = {
+        "preset": "dapo",
+        "model": {"path": str(sft_dir[0])},
+        "data": {"train": toy_verl, "max_prompt_len": 256},
+        "rollout": {"n": 4, "max_new_tokens": 16},
+        "algo": {"overlong_buffer": 4, "dynamic_sampling": True, "max_gen_batches": 8},
+        "optim": {"lr": 1e-3, "warmup_steps": 1},
+        "train": {"steps": 1, "prompts_per_step": 3, "gen_prompts": 5, "mini_batch_size": 6, "micro_batch_size": 2, "epochs": 2,
+                  "out": str(tmp_path / "run"), "tensorboard": False},
+    }  # fmt: skip
+    (tmp_path / "run.yaml").write_text(yaml.safe_dump(cfg))
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env.update(PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
+    if sys.platform.startswith("linux"):
+        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
+           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), __file__, "train", str(tmp_path),
+           str(tmp_path / "run.yaml")]  # fmt: skip
+    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
+    run = tmp_path / "run"
+    assert (run / "checkpoints/latest").read_text() == "step-000001"
+    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1]  # rank 0 alone logs
+    assert rows[0]["updates"] == 4 and rows[0]["entropy"] is not None and rows[0]["grad_norm"] > 0
+    saved = load_file(str(run / "checkpoints/step-000001/model.safetensors"))
+    p0, p1 = (torch.load(tmp_path / f"params{r}.pt") for r in (0, 1))
+    start = dict(model.named_parameters())
+    assert any(not torch.equal(p0[k], start[k].detach()) for k in p0)  # the step moved the weights
+    for k in p0:
+        assert torch.equal(p0[k], p1[k]), k  # the ranks never drift apart
+        if k in saved:  # tied embeddings are saved once
+            assert torch.equal(saved[k], p0[k]), k
+
+
+if __name__ == "__main__":  # torchrun entry point of the two-process tests
+    if sys.argv[1] == "train":
+        train_worker(Path(sys.argv[2]), Path(sys.argv[3]))
+    else:
+        worker(Path(sys.argv[1]))
