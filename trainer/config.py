@@ -89,6 +89,18 @@ class AlgoConfig(_Strict):
     kl_coef: float = 0.0
     kl_kind: Literal["k1", "k3"] = "k3"
     old_logprobs: Literal["recompute", "engine"] = "recompute"
+    # Truncated importance sampling: each token's loss times min(pi_trainer / pi_engine, tis_cap)
+    # (corrects the engine's numerics, e.g. vLLM); None = off.
+    tis_cap: float | None = None
+    # PPO / VAPO (the critic): GAE discount and lambda, clipped value loss, the critic's own lr
+    # (None = optim.lr), and rollout steps that train only the critic before any policy update.
+    gamma: float = 1.0
+    lam: float = 0.95  # ppo only; vapo uses lambda_policy = 1 - 1/(alpha*l) and lambda_critic = 1
+    value_clip: float = 0.5
+    critic_lr: float | None = None
+    value_pretrain_steps: int = 0
+    alpha: float = 0.05  # vapo: length-adaptive lambda
+    ntp_coef: float = 0.0  # vapo: weight mu of the next-token-prediction loss on correct responses
 
 
 class OptimConfig(_Strict):
@@ -156,11 +168,21 @@ class Config(_Strict):
             )
         if a.dynamic_sampling and a.max_gen_batches < 1:
             raise ValueError("algo.max_gen_batches must be >= 1 when dynamic_sampling is on")
-        if a.name in ("ppo", "vapo"):
-            raise ValueError(
-                f"algo.name {a.name!r} needs the critic (trainer/critic.py), which this loop does not wire yet; "
-                "use preset grpo, dapo, dr_grpo, gspo or dcpo"
-            )
+        _check_critic_keys(a, t)
+        if a.tis_cap is not None:
+            if a.tis_cap <= 0:
+                raise ValueError(
+                    f"algo.tis_cap must be > 0 (e.g. 2.0), got {a.tis_cap}; or drop it to turn TIS off"
+                )
+            if a.name == "gspo":
+                raise ValueError(
+                    "algo.tis_cap weights token losses; gspo's loss is per sequence: drop tis_cap for gspo"
+                )
+            if a.old_logprobs == "engine":
+                raise ValueError(
+                    "algo.tis_cap with old_logprobs: engine weights every token by 1 (pi_old is the engine's); "
+                    "write algo.old_logprobs: recompute or drop tis_cap"
+                )
         if r.engine == "vllm" and a.old_logprobs == "engine":
             raise ValueError(
                 "vLLM's logprobs differ from the trainer's numerics; write algo.old_logprobs: recompute"
@@ -175,6 +197,50 @@ class Config(_Strict):
                 "rollout.n (G) must be >= 2: group advantages need at least two responses per prompt"
             )
         return self
+
+
+_CRITIC_KEYS = ("gamma", "lam", "value_clip", "critic_lr", "value_pretrain_steps", "ntp_coef")
+
+
+def _check_critic_keys(a: AlgoConfig, t: TrainConfig) -> None:
+    """PPO/VAPO keys: only with a critic preset, and in range."""
+    critic = a.name in ("ppo", "vapo")
+    set_ = a.model_fields_set
+    if not critic:
+        stray = [k for k in (*_CRITIC_KEYS, "alpha") if k in set_]
+        if stray:
+            raise ValueError(
+                f"algo.{stray[0]} only applies to the critic presets ppo and vapo (preset {a.name!r} has no critic); "
+                f"drop it or write preset: ppo / vapo"
+            )
+        return
+    if a.name == "ppo" and "alpha" in set_:
+        raise ValueError(
+            "algo.alpha (length-adaptive lambda) is vapo's; for ppo write algo.lam or preset: vapo"
+        )
+    if a.name == "vapo" and "lam" in set_:
+        raise ValueError(
+            "vapo does not use algo.lam: its policy lambda is 1 - 1/(alpha*l) (set algo.alpha) and the critic's is 1"
+        )
+    if not 0 < a.gamma <= 1:
+        raise ValueError(f"algo.gamma must be in (0, 1], got {a.gamma}; write 1.0 for an outcome reward")
+    if not 0 <= a.lam <= 1:
+        raise ValueError(f"algo.lam must be in [0, 1], got {a.lam}; e.g. 0.95")
+    if a.value_clip <= 0:
+        raise ValueError(f"algo.value_clip must be > 0, got {a.value_clip}; e.g. 0.5")
+    if a.critic_lr is not None and a.critic_lr <= 0:
+        raise ValueError(f"algo.critic_lr must be > 0, got {a.critic_lr}; or drop it to use optim.lr")
+    if a.alpha <= 0:
+        raise ValueError(f"algo.alpha must be > 0, got {a.alpha}; VAPO uses 0.05")
+    if a.ntp_coef < 0:
+        raise ValueError(f"algo.ntp_coef must be >= 0, got {a.ntp_coef}; VAPO uses 0.1")
+    if a.value_pretrain_steps < 0:
+        raise ValueError(f"algo.value_pretrain_steps must be >= 0, got {a.value_pretrain_steps}")
+    if a.value_pretrain_steps >= t.steps:
+        raise ValueError(
+            f"algo.value_pretrain_steps {a.value_pretrain_steps} >= train.steps {t.steps} leaves no policy update; "
+            f"write fewer pretraining steps (e.g. {max(0, t.steps // 5)}) or more train.steps"
+        )
 
 
 def _divisor_hint(n: int, near: int) -> int:
@@ -240,8 +306,42 @@ PRESETS: dict[str, dict[str, Any]] = {
             "dynamic_sampling": False,
         }
     },
-    "ppo": {"algo": {"name": "ppo"}},
-    "vapo": {"algo": {"name": "vapo"}},
+    # PPO with GAE and a separate critic (trainer/critic.py): symmetric clip, token-level loss.
+    "ppo": {
+        "algo": {
+            "name": "ppo",
+            "eps_low": 0.2,
+            "eps_high": 0.2,
+            "loss_agg": "token_mean",
+            "dynamic_sampling": False,
+            "overlong_filter": False,
+            "overlong_penalty": False,
+            "kl_coef": 0.0,
+            "gamma": 1.0,
+            "lam": 0.95,
+            "value_clip": 0.5,
+            "value_pretrain_steps": 0,
+        }
+    },
+    # VAPO: PPO + value pretraining, decoupled / length-adaptive GAE, clip-higher, token-level loss,
+    # NTP loss on correct responses. The paper pretrains the critic 50 steps; set fewer for short runs.
+    "vapo": {
+        "algo": {
+            "name": "vapo",
+            "eps_low": 0.2,
+            "eps_high": 0.28,
+            "loss_agg": "token_mean",
+            "dynamic_sampling": False,
+            "overlong_filter": False,
+            "overlong_penalty": True,
+            "kl_coef": 0.0,
+            "gamma": 1.0,
+            "value_clip": 0.5,
+            "value_pretrain_steps": 5,
+            "alpha": 0.05,
+            "ntp_coef": 0.1,
+        }
+    },
 }
 
 # Keys people bring from verl / TRL, and what to write here instead.
