@@ -7,7 +7,7 @@
 2. GRPO vs DAPO presets over the same steps from the same SFT policy on the synthetic task:
    accuracy and entropy per step as a table, a PNG and JSON under bench/results/.
 
-    .venv/bin/python bench/trainer.py [--steps 6] [--curve-steps 30] [--policy DIR]
+    .venv/bin/python bench/trainer.py [--steps 6] [--rounds 2] [--curve-steps 30] [--policy DIR]
 """
 
 from __future__ import annotations
@@ -66,13 +66,23 @@ def sft_policy(work: Path, records: Path, verl: Path, threads: int) -> Path:
 
 
 def ours_step_seconds(
-    policy: Path, verl: Path, work: Path, *, steps: int, prompts: int, G: int, L: int, threads: int
-) -> list[float]:
+    policy: Path,
+    verl: Path,
+    work: Path,
+    *,
+    steps: int,
+    prompts: int,
+    G: int,
+    L: int,
+    threads: int,
+    tag: str = "",
+) -> tuple[list[float], list[float]]:
+    """(seconds per step, of which rollout seconds: generation and reward), first step left out."""
     from trainer.config import build_config
     from trainer.loop import train
     from trainer.metrics import read_metrics
 
-    out = work / "ours"
+    out = work / f"ours{tag}"
     cfg = build_config({
         "preset": "dapo", "model": {"path": str(policy)}, "data": {"train": str(verl)},
         "rollout": {"n": G, "max_new_tokens": L}, "algo": {"dynamic_sampling": False, "overlong_buffer": L // 4},
@@ -81,7 +91,8 @@ def ours_step_seconds(
                   "save_every": 10**6, "tensorboard": False},
     })  # fmt: skip
     train(cfg, progress=False)
-    return [r["step_time"] for r in read_metrics(out / "metrics.jsonl")][1:]  # first step warms caches
+    rows = read_metrics(out / "metrics.jsonl")[1:]  # first step warms caches
+    return [r["step_time"] for r in rows], [r["gen_time"] for r in rows]
 
 
 def trl_step_seconds(
@@ -188,6 +199,10 @@ def main() -> None:
     ap.add_argument("--L", type=int, default=32, help="max new tokens")
     ap.add_argument("--curve-steps", type=int, default=30, help="GRPO vs DAPO steps (0 skips)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--rounds", type=int, default=2,
+        help="alternate ours / TRL this many times and pool the steps (a shared CPU's load drifts)",
+    )  # fmt: skip
     a = ap.parse_args()
     from trainer.model import quiet_transformers
 
@@ -197,16 +212,24 @@ def main() -> None:
     records, verl = make_corpus(a.work)
     policy = a.policy or sft_policy(a.work, records, verl, a.threads)
     kw = {"steps": a.steps, "prompts": a.prompts, "G": a.G, "L": a.L, "threads": a.threads}
-    ours = ours_step_seconds(policy, verl, a.work, **kw)
-    trl = trl_step_seconds(policy, verl, a.work, **kw)
-    o, t = statistics.median(ours), statistics.median(trl)
+    ours, ours_gen, trl = [], [], []
+    for r in range(a.rounds):
+        o_s, o_g = ours_step_seconds(policy, verl, a.work, tag=f"_r{r}", **kw)
+        ours += o_s
+        ours_gen += o_g
+        trl += trl_step_seconds(policy, verl, a.work, **kw)
+    o, t, g = statistics.median(ours), statistics.median(trl), statistics.median(ours_gen)
     print(
-        f"\nseconds per step ({a.prompts} prompts x G={a.G}, <= {a.L} new tokens, {a.threads} thread(s), median of {a.steps}):"
+        f"\nseconds per step ({a.prompts} prompts x G={a.G}, <= {a.L} new tokens, {a.threads} thread(s), "
+        f"median of {len(ours)} = {a.rounds} rounds x {a.steps}, ours and TRL alternating):"
     )
-    print(f"  this trainer (dapo)       {o:7.3f}")
+    print(f"  this trainer (dapo)       {o:7.3f}  (rollout: generation + reward {g:.3f})")
     print(f"  TRL GRPOTrainer (dapo)    {t:7.3f}")
     print(f"  ratio TRL / ours          {t / o:7.2f}x  (target >= 1.5x) {'PASS' if t / o >= 1.5 else 'FAIL'}")
-    result = {"ours_s_per_step": ours, "trl_s_per_step": trl, "ratio": t / o, **kw}
+    result = {
+        "ours_s_per_step": ours, "ours_rollout_s_per_step": ours_gen, "trl_s_per_step": trl, "ratio": t / o,
+        "rounds": a.rounds, **kw,
+    }  # fmt: skip
     if a.curve_steps:
         curves = preset_curves(policy, verl, a.work, steps=a.curve_steps, threads=a.threads)
         png = RESULTS / "trainer_grpo_vs_dapo.png"

@@ -92,20 +92,13 @@ class HFEngine:
         finally:
             model.train(was_training)
         seq, logp, n_tok = seq.tolist(), logp.tolist(), n_tok.tolist()
-        samples = []
-        for r, p in enumerate(prompts):
-            end = n_tok[r] if n_tok[r] > 0 else L
-            resp = seq[r][:end]
-            samples.append(
-                Sample(
-                    prompt_ids=list(p),
-                    response_ids=resp,
-                    logprobs=logp[r][:end],
-                    truncated=n_tok[r] == 0,
-                    text=self.tokenizer.decode(resp, skip_special_tokens=True),
-                )
-            )
-        return samples
+        ends = [n if n > 0 else L for n in n_tok]
+        resps = [row[:e] for row, e in zip(seq, ends, strict=True)]
+        texts = self.tokenizer.batch_decode(resps, skip_special_tokens=True)
+        return [
+            Sample(prompt_ids=list(p), response_ids=resp, logprobs=lp[:e], truncated=n == 0, text=text)
+            for p, resp, lp, e, n, text in zip(prompts, resps, logp, ends, n_tok, texts, strict=True)
+        ]
 
 
 def _sample(dec, ids, mask, rows, L, temperature, top_p, eos_ids, pad_id):
