@@ -1,0 +1,39 @@
+"""Two train() steps with rollout.engine: vllm, run under the vLLM venv's python (PYTHONPATH = repo).
+
+argv: CONFIG_YAML. The vLLM venv has torch/vllm/transformers but not every project dependency
+(pyarrow for the Parquet, math_verify for the verifiers): those are taken from the main venv's
+site-packages, appended at the END of sys.path (DAPO_MAIN_SITE), so vLLM's own stack wins. Prints
+`SKIP: reason` when that is still not enough, `RESULT_JSON: {...}` on success.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def main() -> None:
+    extra = os.environ.get("DAPO_MAIN_SITE")
+    if extra:
+        sys.path.append(extra)
+    missing = []
+    for mod in ("vllm", "pyarrow", "math_verify", "trainer.loop"):
+        try:
+            __import__(mod)
+        except Exception as e:  # noqa: BLE001 - any import failure means "not runnable here"
+            missing.append(f"{mod} ({type(e).__name__}: {e})")
+    if missing:
+        print("SKIP: cannot import " + "; ".join(missing), flush=True)
+        return
+    from trainer.config import load_config
+    from trainer.loop import train
+
+    cfg = load_config(sys.argv[1])
+    out = train(cfg, progress=False)
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    print("RESULT_JSON: " + json.dumps({"rows": rows, "out": str(out)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
