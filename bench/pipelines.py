@@ -48,7 +48,7 @@ def records(n: int) -> list[dict]:
     ]
 
 
-async def stage(recs: list[dict], out: Path, settings, cache: Path) -> tuple[float, dict]:
+async def stage(recs: list[dict], out: Path, settings, cache: Path, server) -> tuple[float, dict]:
     from pipelines.llm import LLMClient
     from pipelines.rewrite import rewrite_record
     from pipelines.runner import run_stage_async
@@ -56,6 +56,7 @@ async def stage(recs: list[dict], out: Path, settings, cache: Path) -> tuple[flo
     client = LLMClient(settings, cache_dir=cache)
     await client.complete([{"role": "user", "content": "warm-up"}])  # imports and connection set-up
     client.usage = dict.fromkeys(client.usage, 0)
+    server.reset()  # the server's counters cover the stage alone, like the clock below
     t0 = time.perf_counter()
     try:
         stats = await run_stage_async(
@@ -97,11 +98,12 @@ def main() -> None:
         )
         cache = Path(tmp) / "cache"
         cpu0, srv0 = time.process_time(), _cpu_seconds(server.proc.pid)
-        cold_s, cold = asyncio.run(stage(recs, Path(tmp) / "out1", settings, cache))
+        cold_s, cold = asyncio.run(stage(recs, Path(tmp) / "out1", settings, cache, server))
         client_cpu, server_cpu = time.process_time() - cpu0, _cpu_seconds(server.proc.pid) - srv0
         served = server.stats()
+        mean_inflight = served["busy_seconds"] / (served["last_end"] - served["first_start"])
         server.script(REPLY)  # resets the counters
-        warm_s, warm = asyncio.run(stage(recs, Path(tmp) / "out2", settings, cache))
+        warm_s, warm = asyncio.run(stage(recs, Path(tmp) / "out2", settings, cache, server))
         rerun_requests = server.stats()["requests"]
     rps = cold["requests"] / cold_s
     result = {
@@ -115,6 +117,11 @@ def main() -> None:
         "target_share": 0.9,
         "meets_target": rps / capacity >= 0.9,
         "server_peak_inflight": served["max_inflight"],
+        # seen from the server: the time-average of requests in flight from the first request's
+        # arrival to the last reply, and how many connections the client opened (keep-alive: one
+        # per slot, not one per request)
+        "server_mean_inflight": round(mean_inflight, 1),
+        "server_new_connections": served["connections"],
         "cold_seconds": round(cold_s, 2),
         "cold_usage": cold,
         "rerun_seconds": round(warm_s, 2),
@@ -135,7 +142,8 @@ def main() -> None:
     print(json.dumps(result, indent=2))
     print(
         f"LLM stage: {rps:.1f} req/s of {capacity:.0f} capacity = {100 * rps / capacity:.1f}% "
-        f"(target >= 90%); re-run requests: {rerun_requests}; client CPU "
+        f"(target >= 90%); {mean_inflight:.1f} of {args.concurrency} in flight on average at the "
+        f"server, {served['connections']} new connections; re-run requests: {rerun_requests}; client CPU "
         f"{result['client_cpu_ms_per_request']} ms/request; load average {result['load_average_1m']} on "
         f"{os.cpu_count()} cores"
     )

@@ -2,7 +2,8 @@
 
 Works with any server that speaks `/v1/chat/completions` (vLLM in production, the scripted
 test server on loopback). Each reply is cached on disk under a hash of the model and the full
-request, so re-running a build costs no requests. Concurrency is bounded by a semaphore;
+request, so re-running a build costs no requests. Requests in flight are bounded by a
+semaphore held per attempt (a retry waiting out its backoff gives its slot to another request);
 429, 5xx, timeouts and garbled bodies are retried with backoff (honouring Retry-After); a
 request and token budget stops a run before it spends more than it was given.
 """
@@ -192,10 +193,7 @@ class LLMClient:
                 )
             except (json.JSONDecodeError, KeyError):
                 path.unlink(missing_ok=True)  # a torn entry cannot happen with atomic writes; be safe
-        if self._sem is None:
-            self._sem = asyncio.Semaphore(self.settings.concurrency)
-        async with self._sem:
-            out = await self._request(messages, temperature)
+        out = await self._request(messages, temperature)
         if path is not None:
             _atomic_write(
                 path,
@@ -215,12 +213,22 @@ class LLMClient:
         import openai
         from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
+        if self._sem is None:
+            self._sem = asyncio.Semaphore(self.settings.concurrency)
         if self._client is None:
+            import httpx
+
+            n = self.settings.concurrency
             self._client = openai.AsyncOpenAI(
                 base_url=self.settings.base_url,
                 api_key=self.settings.api_key,
                 timeout=self.settings.timeout_s,
                 max_retries=0,  # tenacity owns retries so they are counted and budgeted
+                # keep one idle connection per slot: with httpx's default of 100 kept-alive
+                # connections, a concurrency above 100 would open a new connection per request
+                http_client=openai.DefaultAsyncHttpxClient(
+                    limits=httpx.Limits(max_connections=max(n, 100), max_keepalive_connections=n)
+                ),
             )
         backoff = wait_exponential_jitter(
             multiplier=self.settings.backoff_s, jitter=self.settings.backoff_s, max=30
@@ -244,22 +252,26 @@ class LLMClient:
         try:
             async for attempt in retrying:
                 with attempt:
-                    self._spend_check()
-                    self.usage["requests"] += 1
-                    # the generic `post` of the same client, read as plain JSON: the typed
-                    # `chat.completions.create` walks every message through a TypedDict transform
-                    # and builds pydantic models, several ms of CPU per request, which caps
-                    # throughput long before a vLLM fleet does
-                    data = await self._client.post(
-                        "/chat/completions",
-                        cast_to=dict,
-                        body={
-                            "model": self.settings.model,
-                            "messages": messages,
-                            "temperature": temperature,
-                            "max_tokens": self.settings.max_tokens,
-                        },
-                    )
+                    # a slot is held per attempt, not across the backoff between attempts: a
+                    # request waiting to retry is not in flight, and holding its slot while it
+                    # sleeps (0.5 s and up) would leave the endpoint below `concurrency`
+                    async with self._sem:
+                        self._spend_check()
+                        self.usage["requests"] += 1
+                        # the generic `post` of the same client, read as plain JSON: the typed
+                        # `chat.completions.create` walks every message through a TypedDict
+                        # transform and builds pydantic models, several ms of CPU per request,
+                        # which caps throughput long before a vLLM fleet does
+                        data = await self._client.post(
+                            "/chat/completions",
+                            cast_to=dict,
+                            body={
+                                "model": self.settings.model,
+                                "messages": messages,
+                                "temperature": temperature,
+                                "max_tokens": self.settings.max_tokens,
+                            },
+                        )
                     text, pt, ct = _read_reply(data)
         except BudgetExceeded:
             raise

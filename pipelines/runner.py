@@ -4,7 +4,8 @@ A stage's output is a mathdata store (a directory of immutable shards). Finished
 buffered and written a chunk at a time, each chunk one atomic shard; on restart the ids already
 in the output are skipped. So `kill -9` loses at most the records in flight, which the next
 run redoes, and no record is ever written twice. Records run concurrently (an LLM stage waits
-on the network): `window` workers take records in turn.
+on the network): `window` workers take records in turn, and shards are written off the event
+loop so that requests stay in flight while a chunk is written.
 """
 
 from __future__ import annotations
@@ -77,13 +78,33 @@ async def run_stage_async(
             return {**rec, "status": f"error:{name}: {type(e).__name__}: {e}"[:300]}
 
     buffer: list[dict] = []
+    # Shards are written in a worker thread, one at a time, while the workers go on: writing a
+    # shard (Arrow conversion, the id check against the store, zstd, the first one also pays
+    # pyarrow's lazy set-up) takes 10-400 ms, and done on the event loop it would stall every
+    # request in flight. A chunk is handed over whole and written atomically by `write_records`,
+    # so kill -9 during a write loses only that chunk's records, which the next run redoes.
+    writing: asyncio.Task | None = None
+
+    async def write(chunk: list[dict], previous: asyncio.Task | None) -> None:
+        if previous is not None:
+            await previous  # shards in order, one writer at a time; re-raises its failure
+        await asyncio.to_thread(write_records, out_dir, chunk)
 
     def flush() -> None:
+        nonlocal writing
         if buffer:
-            write_records(out_dir, buffer)
+            writing = asyncio.create_task(write(buffer.copy(), writing))
             buffer.clear()
 
     it = iter(todo)  # shared by the workers; next() never awaits, so each record goes to one worker
+
+    def write_failed() -> bool:
+        return (
+            writing is not None
+            and writing.done()
+            and not writing.cancelled()
+            and writing.exception() is not None
+        )
 
     async def worker() -> None:
         for rec in it:
@@ -92,10 +113,16 @@ async def run_stage_async(
             if progress is not None:
                 progress.advance(task_id)
             if len(buffer) >= chunk_size:
-                flush()  # synchronous: no other worker runs while a shard is written
+                flush()
+            if write_failed():
+                return  # stop taking records; the failure is raised below
 
-    await asyncio.gather(*(worker() for _ in range(max(1, min(window, len(todo))))))
-    flush()
+    try:
+        await asyncio.gather(*(worker() for _ in range(max(1, min(window, len(todo))))))
+    finally:
+        flush()  # what is done is written even when the stage is cancelled or fails
+        if writing is not None:
+            await asyncio.shield(writing)
     if out_dir.exists():
         stats.status = Counter(
             status_key(s) for s in read_table(out_dir, columns=["status"]).column("status").to_pylist()

@@ -12,7 +12,9 @@ replace at run time with POST /admin/script:
                 "content": "...", "retry_after": 1, "latency": 0.5}]}
 
 `content` may contain `{sample}` (a per-prompt request counter, 0, 1, 2, ...). GET /admin/stats
-returns request counts and the peak number of requests in flight; POST /admin/reset clears them.
+returns request counts, connections accepted, the peak number of requests in flight and the
+time-integral of requests in flight (the concurrency a client achieved, seen from the server);
+POST /admin/reset clears them.
 """
 
 from __future__ import annotations
@@ -36,7 +38,34 @@ class State:
 
     def reset(self) -> None:
         with self.lock:
-            self.stats = {"requests": 0, "by_action": {}, "inflight": 0, "max_inflight": 0, "prompts": {}}
+            self.stats = {
+                "requests": 0,
+                "by_action": {},
+                "inflight": 0,
+                "max_inflight": 0,
+                "prompts": {},
+                # the integral of requests in flight over time, and the first and last moment
+                # any was in flight (time.monotonic()): busy_seconds / (last_end - first_start)
+                # is the mean number in flight, the concurrency a client actually achieved
+                "busy_seconds": 0.0,
+                "first_start": None,
+                "last_end": None,
+                "connections": 0,
+            }
+            self._since = time.monotonic()
+
+    def tick(self, delta: int) -> None:
+        """A request enters (+1) or leaves (-1) flight; call with the lock held."""
+        now, s = time.monotonic(), self.stats
+        s["busy_seconds"] += s["inflight"] * (now - self._since)
+        self._since = now
+        s["inflight"] += delta
+        if delta > 0:
+            s["max_inflight"] = max(s["max_inflight"], s["inflight"])
+            if s["first_start"] is None:
+                s["first_start"] = now
+        else:
+            s["last_end"] = now
 
     def pick(self, text: str) -> dict:
         with self.lock:
@@ -56,9 +85,18 @@ STATE: State
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as a real server would
+    # TCP_NODELAY, as uvicorn (vLLM) sets it: the stdlib leaves Nagle on, and a reply goes out in
+    # two writes (headers, then body), so the body waited for the client's delayed ACK (40 ms on
+    # Linux) and every request took 240+ ms instead of the scripted 200 ms
+    disable_nagle_algorithm = True
 
     def log_message(self, *args) -> None:  # quiet
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        with STATE.lock:
+            STATE.stats["connections"] += 1
 
     def _send(self, code: int, body: bytes, headers: dict | None = None) -> None:
         self.send_response(code)
@@ -115,8 +153,7 @@ class Handler(BaseHTTPRequestHandler):
             s = STATE.stats
             s["requests"] += 1
             s["by_action"][action] = s["by_action"].get(action, 0) + 1
-            s["inflight"] += 1
-            s["max_inflight"] = max(s["max_inflight"], s["inflight"])
+            STATE.tick(+1)
             key = str(hash(text))
             sample = s["prompts"].get(key, 0)
             s["prompts"][key] = sample + 1
@@ -163,7 +200,16 @@ class Handler(BaseHTTPRequestHandler):
             pass  # the client gave up (timeout); nothing to answer
         finally:
             with STATE.lock:
-                STATE.stats["inflight"] -= 1
+                STATE.tick(-1)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # the listen() backlog: a class attribute, because the constructor already listens (set on
+    # the instance afterwards, as this file once did, the stdlib's 5 stayed): 32 clients
+    # connecting at once overflowed the accept queue and some connections were reset a second
+    # later (ReadError, one retry each)
+    request_queue_size = 1024
 
 
 class ScriptedServer:
@@ -198,6 +244,10 @@ class ScriptedServer:
         self._call("/admin/script", {"default": default, "rules": rules or [], **extra})
         self._call("/admin/reset", {})
 
+    def reset(self) -> None:
+        """Clear the counters, keeping the script."""
+        self._call("/admin/reset", {})
+
     def stats(self) -> dict:
         return self._call("/admin/stats")
 
@@ -220,9 +270,7 @@ def main() -> None:
     ap.add_argument("--max-concurrency", type=int, default=None)
     args = ap.parse_args()
     STATE = State(args.latency, args.max_concurrency)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
-    server.request_queue_size = 256
+    server = Server(("127.0.0.1", args.port), Handler)
     print(f"PORT {server.server_address[1]}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever(poll_interval=0.05)

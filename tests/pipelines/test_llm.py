@@ -120,6 +120,38 @@ def test_concurrency_is_bounded(server, tmp_path):
     assert elapsed >= 4 * 0.2 * 0.95  # 16 requests, 4 at a time, 0.2 s each
 
 
+def test_a_request_waiting_to_retry_gives_its_slot_away(server, tmp_path):
+    # one slot; "slow" is refused with a 1 s Retry-After: while it waits, "fast" runs
+    server.script("ok", rules=[{"match": "slow", "action": "429", "times": 1, "retry_after": 1}])
+    c = _client(server, tmp_path, concurrency=1)
+    done: dict[str, float] = {}
+
+    async def go():
+        t0 = time.perf_counter()
+
+        async def one(p: str):
+            await c.complete([{"role": "user", "content": p}])
+            done[p] = time.perf_counter() - t0
+
+        try:
+            await asyncio.gather(one("slow"), one("fast"))
+        finally:
+            await c.aclose()
+
+    asyncio.run(go())
+    assert done["fast"] < 0.8 <= done["slow"]
+    assert server.stats()["max_inflight"] == 1
+
+
+def test_connections_are_kept_alive(server, tmp_path):
+    server.script({"content": "ok", "latency": 0.05})
+    c = _client(server, tmp_path, concurrency=4)
+    assert all(r.text == "ok" for r in _ask(c, [f"q{i}" for i in range(40)]))
+    stats = server.stats()
+    # one connection per slot, plus the one this stats call itself opened
+    assert stats["requests"] == 40 and stats["connections"] <= 4 + 1
+
+
 def test_missing_endpoint_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("DAPO_LLM_MODEL", raising=False)

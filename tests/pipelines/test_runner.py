@@ -1,5 +1,6 @@
 """The stage runner: Parquet in, Parquet out, and kill -9 at any moment loses and duplicates nothing."""
 
+import asyncio
 import json
 import os
 import signal
@@ -19,7 +20,7 @@ import asyncio, random, sys
 from pipelines.runner import read_records, run_stage
 
 async def process(rec):
-    await asyncio.sleep(random.random() * 0.04)
+    await asyncio.sleep(random.random() * 0.2)  # slow enough that every kill lands mid-run
     if rec["original_problem"].endswith("7."):
         return {**rec, "status": "rejected: ends in seven"}
     return {**rec, "problem": rec["original_problem"] + " Find n.", "answer": rec["original_answer"]}
@@ -95,6 +96,61 @@ def test_a_failing_record_is_kept_with_the_error(tmp_path):
     assert stats.errors == 1
     statuses = {r["original_answer"]: r["status"] for r in read_records(tmp_path / "out")}
     assert statuses["3"] == "error:work: RuntimeError: boom" and statuses["0"] == "kept"
+
+
+def test_shards_are_written_off_the_event_loop(tmp_path, monkeypatch):
+    """A slow shard write must not stall the records in flight (an LLM stage's requests)."""
+    import threading
+
+    import mathdata.store
+
+    src = _inputs(tmp_path, 40)
+    real_write = mathdata.store.write_records
+    loop_thread = threading.get_ident()
+    writers: list[int] = []
+
+    def slow_write(path, records):
+        writers.append(threading.get_ident())
+        time.sleep(0.3)
+        return real_write(path, records)
+
+    monkeypatch.setattr(mathdata.store, "write_records", slow_write)
+
+    finished: list[float] = []
+
+    async def process(rec):
+        await asyncio.sleep(0.05)
+        finished.append(time.perf_counter())
+        return {**rec, "problem": rec["original_problem"], "answer": rec["original_answer"]}
+
+    t0 = time.perf_counter()
+    stats = run_stage("work", read_records(src), tmp_path / "out", process, chunk_size=10, window=10)
+    assert stats.processed == 40 and len(read_table(tmp_path / "out")) == 40
+    assert len(writers) == 4 and loop_thread not in writers
+    # four rounds of 0.05 s: about 0.2 s while the writes (0.3 s each) go on; writing on the
+    # event loop would have held the last three rounds back by three writes, past 1.1 s
+    assert max(finished) - t0 < 0.7
+
+
+def test_a_failed_write_stops_the_stage(tmp_path, monkeypatch):
+    import mathdata.store
+
+    src = _inputs(tmp_path, 200)
+    calls = []
+
+    def failing_write(path, records):
+        calls.append(len(records))
+        raise OSError("disk full")
+
+    monkeypatch.setattr(mathdata.store, "write_records", failing_write)
+
+    async def process(rec):
+        await asyncio.sleep(0.01)
+        return rec
+
+    with pytest.raises(OSError, match="disk full"):
+        run_stage("work", read_records(src), tmp_path / "out", process, chunk_size=10, window=5)
+    assert sum(calls) < 200  # it stopped taking records soon after the failure
 
 
 @pytest.mark.slow
