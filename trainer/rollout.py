@@ -211,6 +211,8 @@ class _LlamaDecoder:
         if getattr(cfg, "pretraining_tp", 1) != 1 or getattr(cfg, "mlp_bias", False) is not False:
             return False
         attn = model.model.layers[0].self_attn
+        if getattr(model.model.rotary_emb, "rope_type", "default") in ("dynamic", "longrope"):
+            return False  # RoPE that depends on the sequence length seen so far: use the model's forward
         return all(hasattr(attn, a) for a in ("q_proj", "k_proj", "v_proj", "o_proj", "head_dim", "scaling"))
 
     def __init__(self, model, B: int, S: int) -> None:
@@ -309,7 +311,8 @@ class _LlamaDecoder:
             self.k[i][:, :, s], self.v[i][:, :, s] = qk[:, H:], v
             q = qk[:, :H].reshape(b, KV, H // KV, D)  # query heads grouped by their KV head
             w = (q @ self.k[i][:, :, : s + 1].transpose(2, 3)) * scale
-            o = w.masked_fill(pad, float("-inf")).softmax(-1) @ self.v[i][:, :, : s + 1]  # [b, KV, H/KV, D]
+            w = w.masked_fill(pad, float("-inf")).softmax(-1, dtype=torch.float32).to(qk.dtype)
+            o = w @ self.v[i][:, :, : s + 1]  # [b, KV, H/KV, D]
             x = x + o_proj(o.reshape(b, H * D))
             h = n2(x)
             if gu_w is not None:
