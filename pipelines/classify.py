@@ -126,6 +126,19 @@ def _parts(text: str) -> list[str]:
     ]
 
 
+def has_top_level_separator(s: str, separators: str = ",") -> bool:
+    """A separator outside every bracket: `1, 2` has one, `(1, 2)` has none."""
+    depth = 0
+    for ch in s:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch in separators and depth == 0:
+            return True
+    return False
+
+
 def _several_values(answer: str | None) -> bool:
     """`1, 3, 5`, `$69$,$84$`, `2 or 3`: more than one value at the top level."""
     if not answer:
@@ -133,14 +146,8 @@ def _several_values(answer: str | None) -> bool:
     s = answer.replace("$", "").strip()
     if _THOUSANDS.match(s):
         return False
-    depth = 0
-    for ch in s:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch in ",;" and depth == 0:
-            return True
+    if has_top_level_separator(s, ",;"):
+        return True
     return bool(re.search(r"\s(or|and)\s", s))
 
 

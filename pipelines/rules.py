@@ -16,6 +16,8 @@ from functools import reduce
 
 import sympy
 
+from pipelines.classify import has_top_level_separator
+
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
 _POW_LIMIT = 2000  # log10 bound on any intermediate power; stops power towers before they hang
 
@@ -52,18 +54,6 @@ def _strip_outer(s: str) -> str:
     s = re.sub(r"\\[dt]frac", r"\\frac", s)
     s = s.replace("\u2212", "-").strip().rstrip(".").strip()
     return s
-
-
-def _top_level_commas(s: str) -> bool:
-    depth = 0
-    for ch in s:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return True
-    return False
 
 
 def _power_depth(s: str) -> int:
@@ -107,7 +97,7 @@ def parse_answer(answer: str) -> Parsed | Miss:
     if re.fullmatch(r"-?\d{1,3}(,\d{3})+", s):  # thousands separators
         s = s.replace(",", "")
     s = s.replace("{,}", "")
-    if _top_level_commas(s):
+    if has_top_level_separator(s):
         return Miss("tuple or several answers")
     if re.match(r"^[\[(].*[\])]$", s) and "," in s:
         return Miss("interval or tuple")
