@@ -9,9 +9,15 @@ Writes bench/results/ablation.{md,json,png}.
     python bench/ablation.py                       # build corpus + SFT in --work, then every preset
     python bench/ablation.py --presets grpo,dapo --steps 20
     python bench/ablation.py --train T.parquet --eval E.parquet --init SFT_DIR   # bring your own
+    python bench/ablation.py --seeds 0,1,2 --mini-batch 16   # 3 seeds, 4 (off-policy) updates per rollout
 
-Each preset's run lives in WORK/runs/<preset> and resumes from its last checkpoint when re-run;
-a finished preset is read back, not re-trained. Presets the loop does not support yet are reported
+With one update per rollout (the default) every importance ratio is 1, so the clip variants (grpo,
+gspo, dapo's clip-higher, dcpo) cannot differ; --mini-batch / --epochs give several updates per
+rollout, and the clip fractions in the report show how often each clip bites. With several --seeds
+the report gives mean and standard error over seeds (the JSON keeps every seed's run).
+
+Each run lives in WORK/runs/<preset>/seed<k> and resumes from its last checkpoint when re-run;
+a finished run is read back, not re-trained. Presets the loop does not support yet are reported
 as skipped with the config's message, not dropped silently.
 """
 
@@ -19,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -28,6 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PRESETS = ["grpo", "dr_grpo", "dapo", "gspo", "dcpo", "ppo", "vapo"]
+# per-seed numbers reported as mean and standard error over seeds
+PER_SEED = ["final_avg", "entropy_end", "clip_frac_low", "clip_frac_high", "kl_old", "gen_batches", "seconds"]
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -135,20 +145,22 @@ def initial_eval(init: Path, eval_parquet: Path, *, k: int, n: int, L: int, max_
     return evaluate(model, tok, ps.prompts, k=k, temperature=1.0, top_p=0.7, max_new_tokens=L)
 
 
-def run_preset(preset: str, args, train_parquet: Path, eval_parquet: Path, init: Path) -> dict:
+def run_seed(preset: str, seed: int, args, train_parquet: Path, eval_parquet: Path, init: Path) -> dict:
+    """One training run of `preset` with `train.seed = seed` in WORK/runs/<preset>/seed<seed> (resumable)."""
     from trainer.config import ConfigError, build_config
     from trainer.loop import train
     from trainer.metrics import read_metrics
 
-    out = args.work / "runs" / preset
+    out = args.work / "runs" / preset / f"seed{seed}"
     overrides = {
         "model": {"path": str(init)},
         "data": {"train": str(train_parquet), "eval": str(eval_parquet), "eval_size": args.eval_n,
                  "max_prompt_len": args.max_prompt_len},
         "rollout": {"n": args.G, "max_new_tokens": args.L},
         "train": {"steps": args.steps, "prompts_per_step": args.prompts, "eval_every": args.eval_every,
-                  "eval_k": args.k, "out": str(out), "seed": args.seed, "tensorboard": False,
-                  "save_every": args.eval_every, "threads": args.threads},
+                  "eval_k": args.k, "out": str(out), "seed": seed, "tensorboard": False,
+                  "save_every": args.eval_every, "threads": args.threads,
+                  "mini_batch_size": args.mini_batch or None, "epochs": args.epochs},
         "optim": {"lr": args.lr},
     }  # fmt: skip
     # Lcache = L/4 for every preset (it only matters where the soft overlong punishment is on)
@@ -156,7 +168,7 @@ def run_preset(preset: str, args, train_parquet: Path, eval_parquet: Path, init:
     try:
         cfg = build_config(overrides, preset=preset, source=f"ablation:{preset}")
     except ConfigError as e:
-        return {"preset": preset, "status": "skipped", "reason": str(e).splitlines()[-1].strip()}
+        return {"seed": seed, "status": "skipped", "reason": str(e).splitlines()[-1].strip()}
     metrics_path = out / "metrics.jsonl"
     rows = read_metrics(metrics_path) if metrics_path.exists() else []
     t0 = time.perf_counter()
@@ -164,9 +176,9 @@ def run_preset(preset: str, args, train_parquet: Path, eval_parquet: Path, init:
         resume = (out / "checkpoints").exists() and any((out / "checkpoints").iterdir())
         try:
             train(cfg, resume=resume, progress=not args.quiet)
-        except Exception as e:  # one preset failing (e.g. dynamic sampling gave up) must not end the sweep
+        except Exception as e:  # one run failing (e.g. dynamic sampling gave up) must not end the sweep
             return {
-                "preset": preset,
+                "seed": seed,
                 "status": "failed",
                 "reason": f"{type(e).__name__}: {e}".splitlines()[0][:200],
             }
@@ -174,13 +186,22 @@ def run_preset(preset: str, args, train_parquet: Path, eval_parquet: Path, init:
     key = f"eval/avg@{args.k}"
     evals = [(r["step"], r[key]) for r in rows if key in r]
     hit = next((s for s, v in evals if v >= args.target), None)
+
+    def step_mean(name: str) -> float | None:  # over the steps that report it (not vapo's critic-only steps)
+        xs = [r[name] for r in rows if r.get(name) is not None]
+        return sum(xs) / len(xs) if xs else None
+
     return {
-        "preset": preset,
+        "seed": seed,
         "status": "ok",
         "final_avg": evals[-1][1] if evals else None,
         "steps_to_target": hit,
         "entropy_end": rows[-1].get("entropy"),
         "eval_entropy_end": rows[-1].get("eval/entropy"),
+        "clip_frac_low": step_mean("clip_frac_low"),
+        "clip_frac_high": step_mean("clip_frac_high"),
+        "kl_old": step_mean("kl_old"),
+        "updates_per_step": rows[-1].get("updates"),
         "gen_batches": sum(r.get("gen_batches", 1) for r in rows),
         "seconds": sum(r.get("step_time", 0.0) for r in rows) or time.perf_counter() - t0,
         "curve": {"step": [r["step"] for r in rows], "acc": [r.get("acc") for r in rows],
@@ -189,34 +210,116 @@ def run_preset(preset: str, args, train_parquet: Path, eval_parquet: Path, init:
     }  # fmt: skip
 
 
+def mean_se(xs: list[float | None]) -> tuple[float | None, float | None]:
+    """Mean and standard error of the mean (sample sd / sqrt n) of the non-missing values; se None for n < 2."""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None, None
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return m, None
+    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    return m, math.sqrt(var / len(xs))
+
+
+def summarize(preset: str, runs: list[dict]) -> dict:
+    """One preset over its seeds: mean and s.e. of each per-seed number, and the per-seed runs."""
+    skipped = [r for r in runs if r["status"] == "skipped"]
+    if skipped:  # a config the trainer rejects is rejected for every seed
+        return {"preset": preset, "status": "skipped", "reason": skipped[0]["reason"], "runs": runs}
+    ok = [r for r in runs if r["status"] == "ok"]
+    failed = [r for r in runs if r["status"] == "failed"]
+    out = {
+        "preset": preset,
+        "status": "ok" if ok else "failed",
+        "runs": runs,
+        "n_ok": len(ok),
+        "n": len(runs),
+    }
+    if failed:
+        out["reason"] = "; ".join(f"seed {r['seed']}: {r['reason']}" for r in failed)
+    for name in PER_SEED:
+        out[name], out[name + "_se"] = mean_se([r[name] for r in ok])
+    hits = [r["steps_to_target"] for r in ok if r["steps_to_target"] is not None]
+    out["steps_to_target"] = sum(hits) / len(hits) if hits else None
+    out["reached"] = len(hits)
+    return out
+
+
+def _f(x, fmt=".3f") -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+def _pm(m, se, fmt=".3f") -> str:
+    return _f(m, fmt) if se is None else f"{_f(m, fmt)} ± {_f(se, fmt.lstrip('+'))}"
+
+
+def mean_curve(runs: list[dict], xkey: str, ykey: str) -> tuple[list, list, list]:
+    """(x, mean, s.e.) over seeds at each x that some seed reports (s.e. 0 where only one seed has it)."""
+    at: dict = {}
+    for r in runs:
+        for x, y in zip(r["curve"][xkey], r["curve"][ykey], strict=True):
+            if y is not None:
+                at.setdefault(x, []).append(y)
+    xs = sorted(at)
+    stats = [mean_se(at[x]) for x in xs]
+    return xs, [m for m, _ in stats], [se or 0.0 for _, se in stats]
+
+
+def updates_per_rollout(args) -> int:
+    batch = args.prompts * args.G
+    return args.epochs * (batch // args.mini_batch if args.mini_batch else 1)
+
+
 def report(results: list[dict], before: dict, args, out_dir: Path) -> None:
     k = args.k
+    seeds = parse_seeds(args.seeds)
+    upr = updates_per_rollout(args)
+    mb = f"mini-batch {args.mini_batch} responses" if args.mini_batch else "the whole batch per update"
+    ref = next((r for r in results if r["status"] == "ok"), None)
     lines = [
         f"# Ablation: same budget per preset ({args.steps} steps x {args.prompts} prompts x G={args.G}, "
         f"max {args.L} new tokens, eval avg@{k} on {args.eval_n} held-out prompts)",
         "",
+        f"Command: `{args.command}`",
+        "",
+        f"Updates per rollout: {upr} ({mb}, {args.epochs} epoch(s); "
+        + ("the first on-policy, the rest off-policy" if upr > 1 else "on-policy: every importance ratio is 1")
+        + f"). Seeds: {', '.join(map(str, seeds))} (train.seed: prompt order, sampling, mini-batch order). "
+        f"Cells are mean ± standard error over seeds; gen batches and seconds are per seed.",
+        "",
         f"Starting policy (SFT warm-up): avg@{k} {before.get(f'avg@{k}', float('nan')):.3f}, "
         f"entropy {before.get('entropy', float('nan')):.3f}",
         "",
-        f"| preset | final avg@{k} | steps to avg@{k} >= {args.target} | entropy at end | gen batches | seconds |",
-        "|---|---|---|---|---|---|",
-    ]
+        f"| preset | final avg@{k} | vs {ref['preset'] if ref else '-'} | steps to avg@{k} >= {args.target} "
+        f"| entropy at end | clip frac low | clip frac high | gen batches | seconds |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]  # fmt: skip
     for r in results:
-        if r["status"] != "ok":
-            lines.append(f"| {r['preset']} | {r['status']}: {r['reason']} | | | | |")
+        if r["status"] == "skipped" or r["status"] == "failed":
+            lines.append(f"| {r['preset']} | {r['status']}: {r['reason']} | | | | | | | |")
             continue
-
-        def f(x, fmt=".3f"):
-            return "-" if x is None else format(x, fmt)
-
-        hit = "not reached" if r["steps_to_target"] is None else str(r["steps_to_target"])
+        if r is ref or r["final_avg"] is None or ref["final_avg"] is None:
+            vs = "-"
+        else:  # difference of the means, s.e. of the difference (independent samples)
+            ses = [s for s in (r["final_avg_se"], ref["final_avg_se"]) if s is not None]
+            se = math.sqrt(sum(s * s for s in ses)) if len(ses) == 2 else None
+            vs = _pm(r["final_avg"] - ref["final_avg"], se, "+.3f")
+        hit = f"{r['reached']}/{r['n_ok']} seeds"
+        if r["steps_to_target"] is not None:
+            hit = f"{r['steps_to_target']:.3g} ({hit})"
+        note = f" ({r['n_ok']}/{r['n']} seeds ok: {r['reason']})" if r.get("reason") else ""
         lines.append(
-            f"| {r['preset']} | {f(r['final_avg'])} | {hit} | {f(r['entropy_end'])} | {r['gen_batches']} | {r['seconds']:.0f} |"
+            f"| {r['preset']}{note} | {_pm(r['final_avg'], r['final_avg_se'])} | {vs} | {hit} "
+            f"| {_pm(r['entropy_end'], r['entropy_end_se'])} | {_f(r['clip_frac_low'], '.4f')} "
+            f"| {_f(r['clip_frac_high'], '.4f')} | {_f(r['gen_batches'], '.0f')} | {_f(r['seconds'], '.0f')} |"
         )
     md = "\n".join(lines) + "\n"
     atomic_write(out_dir / "ablation.md", md)
-    atomic_write(out_dir / "ablation.json", json.dumps({"args": {k2: str(v) for k2, v in vars(args).items()},
-                                                         "before": before, "results": results}, indent=1))  # fmt: skip
+    meta = {k2: str(v) for k2, v in vars(args).items()} | {"updates_per_rollout": upr}
+    atomic_write(
+        out_dir / "ablation.json", json.dumps({"args": meta, "before": before, "results": results}, indent=1)
+    )
     print(md)
 
     import matplotlib
@@ -226,23 +329,31 @@ def report(results: list[dict], before: dict, args, out_dir: Path) -> None:
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     for r in results:
-        if r["status"] != "ok":
+        runs = [x for x in r["runs"] if x["status"] == "ok"]
+        if not runs:
             continue
-        c = r["curve"]
-        ax1.plot(
-            [0] + c["eval_step"], [before.get(f"avg@{k}")] + c["eval_avg"], marker="o", label=r["preset"]
-        )
-        ax2.plot(c["step"], c["entropy"], label=r["preset"])
+        xs, m, se = mean_curve(runs, "eval_step", "eval_avg")
+        xs, m, se = [0] + xs, [before.get(f"avg@{k}")] + m, [0.0] + se
+        (line,) = ax1.plot(xs, m, marker="o", label=f"{r['preset']} (n={len(runs)})")
+        lo = [a - b for a, b in zip(m, se, strict=True)]
+        hi = [a + b for a, b in zip(m, se, strict=True)]
+        ax1.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
+        xs, m, _ = mean_curve(runs, "step", "entropy")
+        ax2.plot(xs, m, label=r["preset"])
     ax1.axhline(args.target, color="grey", ls=":", lw=1)
-    ax1.set(xlabel="step", ylabel=f"held-out avg@{k}", title="accuracy")
-    ax2.set(xlabel="step", ylabel="policy entropy (trained tokens)", title="entropy")
+    ax1.set(xlabel="step", ylabel=f"held-out avg@{k}", title="accuracy (mean over seeds, band ±1 s.e.)")
+    ax2.set(xlabel="step", ylabel="policy entropy (trained tokens)", title="entropy (mean over seeds)")
     ax2.ticklabel_format(useOffset=False)
-    ax1.legend()
+    ax1.legend(fontsize=8)
     fig.tight_layout()
     tmp = out_dir / "ablation.png.tmp.png"
     fig.savefig(tmp, dpi=120)
     os.replace(tmp, out_dir / "ablation.png")
     print(f"wrote {out_dir / 'ablation.md'}, {out_dir / 'ablation.json'}, {out_dir / 'ablation.png'}")
+
+
+def parse_seeds(text: str) -> list[int]:
+    return [int(s) for s in text.split(",") if s.strip()]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -273,14 +384,38 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sft-steps", type=int, default=300)
     ap.add_argument("--sft-stop", type=float, default=0.3, help="stop SFT at this probe accuracy")
     ap.add_argument("--max-prompt-len", type=int, default=192)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="corpus seed (and the training seed without --seeds)")
+    ap.add_argument(
+        "--seeds", help="comma-separated training seeds, one run per preset and seed (default: --seed)"
+    )
+    ap.add_argument(
+        "--mini-batch",
+        type=int,
+        default=0,
+        help="responses per optimiser update (train.mini_batch_size); 0 = the whole batch, one update per rollout",
+    )
+    ap.add_argument("--epochs", type=int, default=1, help="passes over each rollout batch (train.epochs)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
+    args.command = shlex.join(["python", "bench/ablation.py", *(sys.argv[1:] if argv is None else argv)])
     presets = [p.strip() for p in args.presets.split(",") if p.strip()]
     bad = [p for p in presets if p not in PRESETS]
     if bad:
         ap.error(f"unknown preset(s) {bad}; choose from {PRESETS}")
+    if args.seeds is None:
+        args.seeds = str(args.seed)
+    try:
+        seeds = parse_seeds(args.seeds)
+    except ValueError:
+        ap.error(f"--seeds {args.seeds!r}: write integers separated by commas, e.g. 0,1,2")
+    if not seeds or len(set(seeds)) != len(seeds):
+        ap.error(f"--seeds {args.seeds!r}: give one or more distinct seeds")
+    batch = args.prompts * args.G
+    if args.mini_batch < 0 or (args.mini_batch and batch % args.mini_batch):
+        ap.error(f"--mini-batch {args.mini_batch} must divide the batch --prompts x --G = {batch} (or be 0)")
+    if args.epochs < 1:
+        ap.error("--epochs must be >= 1")
     import torch
 
     torch.set_num_threads(args.threads)
@@ -301,7 +436,8 @@ def main(argv: list[str] | None = None) -> None:
         init = warm_up(
             args.work, records, eval_parquet, steps=args.sft_steps, stop_at=args.sft_stop, k=args.k, L=args.L
         )
-    before_path = args.work / "before.json"
+    # the SFT start, evaluated once per eval setting
+    before_path = args.work / f"before-n{args.eval_n}-k{args.k}-L{args.L}.json"
     if before_path.exists():
         before = json.loads(before_path.read_text())
     else:
@@ -311,9 +447,16 @@ def main(argv: list[str] | None = None) -> None:
         atomic_write(before_path, json.dumps(before))
     results = []
     for p in presets:
-        print(f"== {p}", flush=True)
-        results.append(run_preset(p, args, train_parquet, eval_parquet, init))
-        report(results, before, args, args.out)  # partial results survive an interrupted sweep
+        runs = []
+        for seed in seeds:
+            print(f"== {p} seed {seed}", flush=True)
+            runs.append(run_seed(p, seed, args, train_parquet, eval_parquet, init))
+            if runs[-1]["status"] == "skipped":  # the config is rejected whatever the seed
+                break
+            # partial results survive an interrupted sweep
+            report([*results, summarize(p, runs)], before, args, args.out)
+        results.append(summarize(p, runs))
+    report(results, before, args, args.out)
 
 
 if __name__ == "__main__":
