@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,6 +69,9 @@ class RolloutConfig(_Strict):
     max_new_tokens: int = 64  # Lmax of the soft overlong punishment
     temperature: float = 1.0
     top_p: float = 1.0
+    # Extra keyword arguments for vllm.LLM with engine: vllm (e.g. gpu_memory_utilization: 0.3 when
+    # the policy trains on the same GPU, dtype: float32 on CPU).
+    vllm_kwargs: dict[str, Any] = Field(default_factory=dict)
 
 
 class AlgoConfig(_Strict):
@@ -127,6 +131,13 @@ class TrainConfig(_Strict):
     eval_top_p: float = 0.7
     tensorboard: bool = True
     threads: int | None = None  # torch intra-op threads (None: torch default)
+    # Where the policy trains: "auto" = cuda:LOCAL_RANK when CUDA is available, else cpu; or "cpu",
+    # "cuda", "cuda:N" (one process; under torchrun each rank takes cuda:LOCAL_RANK).
+    device: str = "auto"
+    # FSDP2 (torchrun, N > 1): parameters, gradients and AdamW state sharded over ranks; results
+    # equal the replicated run. fsdp_param_dtype bfloat16 computes in bf16 on fp32 master weights.
+    fsdp: bool = False
+    fsdp_param_dtype: Literal["float32", "bfloat16"] | None = None
 
 
 class Config(_Strict):
@@ -195,6 +206,12 @@ class Config(_Strict):
         if r.n < 2:
             raise ValueError(
                 "rollout.n (G) must be >= 2: group advantages need at least two responses per prompt"
+            )
+        if not re.fullmatch(r"auto|cpu|cuda(:\d+)?", t.device):
+            raise ValueError(f"train.device {t.device!r}: write auto, cpu, cuda or cuda:N")
+        if t.fsdp_param_dtype is not None and not t.fsdp:
+            raise ValueError(
+                "train.fsdp_param_dtype applies only with train.fsdp: true; drop it or turn fsdp on"
             )
         return self
 

@@ -93,6 +93,44 @@ def _device(backend: str | None, local_rank: int) -> torch.device:
     return torch.device("cuda", local_rank) if backend == "nccl" else torch.device("cpu")
 
 
+def backend_for(device_spec: str) -> str | None:
+    """The process-group backend `train.device` asks for: gloo for cpu, else the default (nccl with CUDA)."""
+    return "gloo" if device_spec == "cpu" else None
+
+
+def resolve_device(spec: str, env: DistEnv) -> torch.device:
+    """`train.device` ("auto", "cpu", "cuda", "cuda:N") as a torch.device for this rank.
+
+    Under torchrun every rank trains on cuda:LOCAL_RANK (an explicit index would put two ranks on
+    one GPU); "cpu" there needs the gloo backend, which `backend_for` picks.
+    """
+    if spec == "auto":
+        return env.device
+    if spec == "cpu":
+        if env.backend == "nccl":
+            raise ValueError(
+                "train.device cpu with an nccl process group; ranks must join with gloo (backend_for)"
+            )
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise RuntimeError(
+            f"train.device {spec!r} but CUDA is not available (torch {torch.__version__}, "
+            f"cuda build: {torch.version.cuda}); write train.device: auto or cpu"
+        )
+    if env.world_size > 1:
+        if spec != "cuda":
+            raise ValueError(
+                f"train.device {spec!r} under torchrun: each rank uses cuda:LOCAL_RANK; write train.device: cuda"
+            )
+        return torch.device("cuda", env.local_rank)
+    dev = torch.device(spec)
+    if dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"train.device {spec!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+        )
+    return dev
+
+
 def is_distributed() -> bool:
     """True inside a process group of more than one rank (collectives needed)."""
     return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
@@ -222,11 +260,11 @@ def _comm_device() -> torch.device:
 
 def _fingerprint(b: Batch) -> torch.Tensor:
     """A few numbers that change when the rows or their order change (cheap cross-rank check)."""
-    w = torch.arange(1, b.ids.shape[1] + 1, dtype=torch.float64)
+    dev = b.ids.device
+    w = torch.arange(1, b.ids.shape[1] + 1, dtype=torch.float64, device=dev)
     rows = (b.ids.double() * w).sum(1) + 0.5 * b.group.double()
-    return torch.stack(
-        [torch.tensor(float(len(b)), dtype=torch.float64), (rows * torch.arange(1, len(b) + 1)).sum()]
-    )
+    order = torch.arange(1, len(b) + 1, dtype=torch.float64, device=dev)
+    return torch.stack([torch.tensor(float(len(b)), dtype=torch.float64, device=dev), (rows * order).sum()])
 
 
 # ---------------------------------------------------------------- rollouts
@@ -288,13 +326,17 @@ class _ShardedEngine:
                 "trainer.sampling.collect changed how it draws prompts, update trainer/distributed.py"
             )
         mine = shard_range(len(chosen))
+        kw = dict(n=n, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p)
         local = []
-        if len(mine):
+        if isinstance(
+            self.engine, Rank0Engine
+        ):  # one engine (rank 0) samples for all; ranks score their slice
             with _rank_rng():
-                outs = self.engine.generate(
-                    [chosen[i].ids for i in mine], n=n, max_new_tokens=max_new_tokens, temperature=temperature,
-                    top_p=top_p,
-                )  # fmt: skip
+                every = self.engine.generate([p.ids for p in chosen], **kw)
+            local = [(every[i], self._score(every[i], chosen[i].gold)) for i in mine]
+        elif len(mine):
+            with _rank_rng():
+                outs = self.engine.generate([chosen[i].ids for i in mine], **kw)
             local = [(s, self._score(s, chosen[i].gold)) for i, s in zip(mine, outs, strict=True)]
         else:
             _ = int(torch.randint(0, 2**62, (1,)))  # the draw _rank_rng makes on the other ranks
@@ -308,6 +350,51 @@ class _ShardedEngine:
                 "collect_sharded: collect() scored groups out of generation order; update trainer/distributed.py"
             )
         return self.pending.popleft()[1]
+
+
+# Variables torchrun sets; an engine that starts its own distributed workers (vLLM) must not see them.
+_TORCHRUN_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE",
+                  "ROLE_RANK", "ROLE_WORLD_SIZE", "ROLE_NAME", "MASTER_ADDR", "MASTER_PORT")  # fmt: skip
+
+
+@contextlib.contextmanager
+def without_torchrun_env() -> Iterator[None]:
+    """Hide torchrun's variables while an engine starts, so its worker processes form their own group."""
+    hidden = {
+        k: os.environ.pop(k) for k in list(os.environ) if k in _TORCHRUN_VARS or k.startswith("TORCHELASTIC_")
+    }
+    try:
+        yield
+    finally:
+        os.environ.update(hidden)
+
+
+class Rank0Engine:
+    """One rollout engine, on rank 0, serving every rank (vLLM under torchrun).
+
+    A vLLM engine per rank would hold a copy of the weights and KV cache per rank for small gain at
+    the sizes this trainer runs; instead rank 0 samples the whole generation batch, the samples are
+    broadcast, and each rank scores its slice as usual (`_ShardedEngine`). `engine` is None on the
+    other ranks. Weight sync gathers the full state dict on every rank (a collective under FSDP2)
+    and rank 0 hands it to the engine.
+    """
+
+    def __init__(self, engine: RolloutEngine | None) -> None:
+        if (engine is None) == is_main():
+            raise ValueError("Rank0Engine: pass the engine on rank 0 and None on the other ranks")
+        self.engine = engine
+
+    def sync_weights(self, model) -> None:
+        sd = full_state_dict(model)  # every rank: a collective under FSDP2
+        if self.engine is not None:
+            self.engine.sync_weights(model, state_dict=sd)
+        barrier()
+
+    def generate(self, prompt_ids: list[list[int]], **kw: Any) -> list[list]:
+        box = [self.engine.generate(prompt_ids, **kw) if self.engine is not None else None]
+        if is_distributed():
+            dist.broadcast_object_list(box, src=0)
+        return box[0]
 
 
 def collect_sharded(
@@ -549,6 +636,51 @@ def full_params(model) -> Iterator[None]:
         for m in mods:
             m.reshard()
             m.set_reshard_after_forward(keep if m is not model else False, recurse=False)
+
+
+def optimizer_state_dict(model, optimizer) -> dict:
+    """The optimiser state keyed by parameter name, whole (unsharded): call on EVERY rank under FSDP2.
+
+    Name-keyed full state loads into a run with any world size, with or without FSDP2, so a
+    checkpoint written by 8 FSDP ranks resumes in one process and the other way round.
+    """
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
+
+    opts = StateDictOptions(full_state_dict=True, cpu_offload=is_distributed())
+    return get_optimizer_state_dict(model, optimizer, options=opts)
+
+
+def load_optimizer_state_dict(model, optimizer, state: dict) -> None:
+    """Load `optimizer_state_dict`'s output (every rank reads the same file); also plain index-keyed state."""
+    keys = list(state.get("state", {}))
+    if is_fsdp(model):
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
+
+        opts = StateDictOptions(full_state_dict=True)
+        set_optimizer_state_dict(model, optimizer, optim_state_dict=state, options=opts)
+        return
+    if keys and all(isinstance(k, int) for k in keys):  # optimizer.state_dict() of older checkpoints
+        optimizer.load_state_dict(state)
+        return
+    # name-keyed -> the index-keyed form optimizer.load_state_dict expects (params numbered in group order)
+    name_of = {id(p): n for n, p in model.named_parameters()}
+    index: dict[str, int] = {}
+    groups = []
+    for saved, group in zip(state["param_groups"], optimizer.param_groups, strict=True):
+        ids = []
+        for p in group["params"]:
+            index[name_of[id(p)]] = len(index)
+            ids.append(index[name_of[id(p)]])
+        groups.append({**saved, "params": ids})
+    unknown = sorted(set(keys) - set(index))
+    if unknown:
+        raise ValueError(
+            f"checkpoint optimizer state names parameters this model lacks ({unknown[:3]}...): "
+            "resume with the model the checkpoint was written by"
+        )
+    optimizer.load_state_dict(
+        {"state": {index[n]: v for n, v in state["state"].items()}, "param_groups": groups}
+    )
 
 
 def full_state_dict(model) -> dict[str, torch.Tensor]:

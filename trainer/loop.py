@@ -54,6 +54,9 @@ class Batch:
     def select(self, idx: torch.Tensor) -> Batch:
         return Batch(**{k: v[idx] for k, v in self.__dict__.items()})
 
+    def to(self, device: torch.device | str) -> Batch:
+        return Batch(**{k: v.to(device) for k, v in self.__dict__.items()})
+
 
 def make_batch(groups: list[Group], pad_id: int, *, overlong_filter: bool) -> Batch:
     samples = [
@@ -184,7 +187,8 @@ def normalisers(cfg: Config, full: Batch, mb: Batch, n_minibatches: int) -> dict
     tokens = mb.loss_mask.sum().item()
     if cfg.algo.token_norm == "batch":
         tokens = full.loss_mask.sum().item() / n_minibatches
-    group_tokens = torch.zeros(int(full.group.max()) + 1).index_add_(0, full.group, full.loss_mask.sum(1))
+    group_tokens = torch.zeros(int(full.group.max()) + 1, device=full.loss_mask.device)
+    group_tokens.index_add_(0, full.group, full.loss_mask.sum(1))
     seqs = (mb.loss_mask.sum(1) > 0).sum().item()
     return {
         "tokens": tokens,
@@ -285,14 +289,16 @@ def lr_at(cfg: Config, step: int) -> float:
     return cfg.optim.lr * min(1.0, (step + 1) / w) if w > 0 else cfg.optim.lr
 
 
-def advantages(cfg: Config, groups: list[Group], dcpo: DCPOStats | None) -> torch.Tensor:
-    """[N] one advantage per response, in batch order."""
+def advantages(
+    cfg: Config, groups: list[Group], dcpo: DCPOStats | None, device: torch.device | str = "cpu"
+) -> torch.Tensor:
+    """[N] one advantage per response, in batch order, on `device`."""
     rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)  # [n_groups, G]
     if cfg.algo.name == "dcpo":
         adv = dcpo.update_and_advantages(rewards, [g.prompt.key for g in groups])
     else:
         adv = group_advantages(rewards, std_normalize=cfg.algo.std_normalize)
-    return adv.reshape(-1)
+    return adv.reshape(-1).to(device)
 
 
 def update(
@@ -381,7 +387,7 @@ def critic_advantages(cfg: Config, groups: list[Group], b: Batch, values: torch.
     from trainer.advantages import gae, ppo_advantages, terminal_rewards, vapo_advantages, whiten
 
     a = cfg.algo
-    scores = torch.tensor([x for g in groups for x in g.rewards], dtype=torch.float32)
+    scores = torch.tensor([x for g in groups for x in g.rewards], dtype=torch.float32, device=values.device)
     m = b.mask
     if a.name == "vapo":
         adv, returns = vapo_advantages(terminal_rewards(scores, m), values, m, gamma=a.gamma, alpha=a.alpha)
@@ -430,21 +436,29 @@ def critic_update(
 
 
 def _build_engine(cfg: Config, model, tok, out: Path):
+    """The rollout engine; call before FSDP2 sharding (vLLM starts from the plain model's weights).
+
+    vLLM under torchrun: one engine on rank 0 samples for every rank (`distributed.Rank0Engine`),
+    started with torchrun's variables hidden so its workers form their own process group.
+    """
     from trainer import distributed as D
 
     if cfg.rollout.engine == "hf":
         from trainer.rollout import HFEngine
 
         return HFEngine(model, tok)
-    if D.is_distributed():
-        raise ValueError(
-            "rollout.engine: vllm under torchrun is not wired (each rank would need its own engine); "
-            "run one process or write rollout.engine: hf"
-        )
     from trainer.vllm_engine import VLLMEngine
 
     max_len = cfg.data.max_prompt_len + cfg.rollout.max_new_tokens + 8
-    return VLLMEngine.from_model(model, tok, out / "vllm", seed=cfg.train.seed, max_model_len=max_len)
+    kw = dict(seed=cfg.train.seed, max_model_len=max_len, **cfg.rollout.vllm_kwargs)
+    if not D.is_distributed():
+        return VLLMEngine.from_model(model, tok, out / "vllm", **kw)
+    engine = None
+    if D.is_main():
+        with D.without_torchrun_env():
+            engine = VLLMEngine.from_model(model, tok, out / "vllm", **kw)
+    D.barrier()
+    return D.Rank0Engine(engine)
 
 
 # ---------------------------------------------------------------- the run
@@ -456,7 +470,7 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
     """
     from trainer import distributed as D
 
-    D.init_distributed()
+    D.init_distributed(D.backend_for(cfg.train.device))
     try:
         return _train(cfg, resume=resume, progress=progress, max_steps=max_steps)
     finally:
@@ -488,6 +502,11 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
         raise FileNotFoundError(f"--resume: no checkpoint under {ckpt_root}; run without --resume to start")
 
     torch.manual_seed(t.seed)  # the same on every rank: update()'s permutations must agree
+    device = D.resolve_device(t.device, D.init_distributed(D.backend_for(t.device)))
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    if t.fsdp and not D.is_distributed():
+        raise ValueError("train.fsdp needs several ranks: launch with torchrun --nproc_per_node N (N > 1)")
     if ckpt is not None:
         model, tok = load_model(ckpt, dtype=cfg.model.dtype), load_tokenizer(ckpt)
     else:
@@ -499,6 +518,7 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
                 for m in row["messages"]
             ]
         model, tok = build_policy(cfg.model, texts, seed=t.seed)
+    model.to(device)
     D.broadcast_params(model)  # same start on every rank
     if main:
         dump_config(cfg, out / "config.yaml")
@@ -521,12 +541,34 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
     if a.kl_coef > 0:  # the initial policy, frozen, kept on disk so a resumed run uses the same one
         ref_dir = out / "reference"
         if ckpt is not None:
-            ref_model = load_model(ref_dir, dtype=cfg.model.dtype)
+            ref_model = load_model(ref_dir, dtype=cfg.model.dtype).to(device)
         else:
             if main:
                 save_policy(model, tok, ref_dir)
             ref_model = copy.deepcopy(model)
         ref_model.eval().requires_grad_(False)
+    critic = None
+    if (
+        a.name in CRITIC_ALGOS
+    ):  # a separate value model (trainer/critic.py says why), replicated on every rank
+        from trainer.critic import Critic, build_critic
+
+        if ckpt is not None:
+            if not (ckpt / "critic" / "model.safetensors").exists():
+                raise FileNotFoundError(
+                    f"{ckpt} has no critic/ (written by an older version, or deleted); resume from a "
+                    f"checkpoint that has one or start a new run (train.out other than {out})"
+                )
+            critic = Critic.load(ckpt / "critic").to(device)
+        else:
+            critic = build_critic(model)
+        D.broadcast_params(critic)
+    engine = _build_engine(cfg, model, tok, out)  # before sharding: vLLM starts from the plain weights
+    if t.fsdp:  # parameters become DTensor shards: build the optimiser after this
+        pdt = getattr(torch, t.fsdp_param_dtype) if t.fsdp_param_dtype else None
+        model = D.shard_model_fsdp2(model, param_dtype=pdt, device_type=device.type)
+        if ref_model is not None:
+            ref_model = D.shard_model_fsdp2(ref_model, param_dtype=pdt, device_type=device.type)
     optimizer = torch.optim.AdamW(
         model.parameters(),
         lr=cfg.optim.lr,
@@ -534,20 +576,8 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
         weight_decay=cfg.optim.weight_decay,
         eps=1e-8,
     )
-    critic = critic_opt = None
-    if a.name in CRITIC_ALGOS:  # a separate value model (trainer/critic.py says why)
-        from trainer.critic import Critic, build_critic
-
-        if ckpt is not None:
-            if not (ckpt / "critic" / "model.safetensors").exists():
-                raise FileNotFoundError(
-                    f"{ckpt} has no critic/ (the run stopped while writing it); point {ckpt_root / 'latest'} "
-                    "at the previous step-* directory to resume from there"
-                )
-            critic = Critic.load(ckpt / "critic").to(next(model.parameters()).device)
-        else:
-            critic = build_critic(model)
-        D.broadcast_params(critic)
+    critic_opt = None
+    if critic is not None:
         critic_opt = torch.optim.AdamW(
             critic.parameters(),
             lr=a.critic_lr if a.critic_lr is not None else cfg.optim.lr,
@@ -560,7 +590,7 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
     dcpo = DCPOStats() if a.name == "dcpo" else None
     start = 0
     if ckpt is not None:
-        st = load_training_state(ckpt, optimizer)
+        st = load_training_state(ckpt, model, optimizer)
         start = st["step"]
         sampler.load_state_dict(st["sampler"])
         if dcpo is not None:
@@ -570,7 +600,6 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
     if main:
         log = MetricsLog(out, tensorboard=t.tensorboard, resume_step=resume_step)
         samples_log = MetricsLog(out, tensorboard=False, resume_step=resume_step, name="rollouts.jsonl")
-    engine = _build_engine(cfg, model, tok, out)
     pad_id = getattr(engine, "pad_id", None)
     if pad_id is None:
         pad_id = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
@@ -607,7 +636,7 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
                     n=r.n, max_new_tokens=r.max_new_tokens, temperature=r.temperature, top_p=r.top_p,
                 )  # fmt: skip
             t_gen = time.perf_counter() - t0
-            batch = make_batch(rb.groups, pad_id, overlong_filter=a.overlong_filter)
+            batch = make_batch(rb.groups, pad_id, overlong_filter=a.overlong_filter).to(device)
 
             # 2. pi_old (and the reference), 3. advantages
             micro = t.micro_batch_size or t.mini_batch_size or len(batch)
@@ -628,7 +657,7 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
                 values = critic_values(critic, batch, micro=micro)
                 adv, returns = critic_advantages(cfg, rb.groups, batch, values, pretrain=pretrain)
             else:
-                adv = advantages(cfg, rb.groups, dcpo)
+                adv = advantages(cfg, rb.groups, dcpo, device)
 
             # 4. several mini-batch updates (none while the critic is pretrained), then the critic's
             first_pass: dict = {}
@@ -662,24 +691,26 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
             if ref is not None:
                 k3 = losses.kl_penalty(old, ref, "k3")  # >= 0 per token, unlike k1
                 m["kl_ref"] = float((k3 * batch.mask).sum() / batch.mask.sum().clamp(min=1))
-            if eval_set is not None and ((step + 1) % t.eval_every == 0 or step + 1 == t.steps):
+            if cfg.data.eval and t.eval_every and ((step + 1) % t.eval_every == 0 or step + 1 == t.steps):
                 from trainer.eval import evaluate
 
-                with D.full_params(model):
-                    ev = evaluate(model, tok, eval_set.prompts, k=t.eval_k, temperature=t.eval_temperature,
-                                  top_p=t.eval_top_p, max_new_tokens=r.max_new_tokens)  # fmt: skip
-                m.update({f"eval/{k}": v for k, v in ev.items()})
+                with D.full_params(model):  # every rank: unsharding is a collective under FSDP2
+                    if eval_set is not None:  # rank 0 evaluates
+                        ev = evaluate(model, tok, eval_set.prompts, k=t.eval_k, temperature=t.eval_temperature,
+                                      top_p=t.eval_top_p, max_new_tokens=r.max_new_tokens)  # fmt: skip
+                        m.update({f"eval/{k}": v for k, v in ev.items()})
             if main:
                 log.log(step + 1, m)
                 samples_log.log(step + 1, {"groups": [
                     {"key": g.prompt.key, "rewards": g.rewards, "first": g.samples[0].text} for g in rb.groups]})  # fmt: skip
             if (step + 1) % t.save_every == 0 or step + 1 == end:
-                if main:  # plain models: every rank holds the same weights
+                # every rank (collectives under FSDP2); the plain model's weights are the same everywhere
+                weights = D.full_state_dict(model) if D.is_fsdp(model) else None
+                optim_state = D.optimizer_state_dict(model, optimizer)
+                if main:
                     state = {"sampler": sampler.state_dict(), "dcpo": dcpo.state_dict() if dcpo else None}
-                    path = save_checkpoint(ckpt_root, step + 1, model, tok, optimizer, state)
-                    if critic is not None:
-                        critic.save(path / "critic")
-                        torch.save(critic_opt.state_dict(), path / "critic_optimizer.pt")
+                    save_checkpoint(ckpt_root, step + 1, model, tok, optim_state, state, model_state=weights,
+                                    extra=None if critic is None else _critic_writer(critic, critic_opt))  # fmt: skip
                 D.barrier()
             phase = "value-pretrain " if pretrain else ""
             info = (f"{phase}acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} len {m['response_length_mean']:.0f} "
@@ -692,6 +723,16 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
         log.close()
         samples_log.close()
     return out
+
+
+def _critic_writer(critic, optimizer):
+    """Writes the critic and its optimiser into a checkpoint directory before the checkpoint is renamed."""
+
+    def write(d: Path) -> None:
+        critic.save(d / "critic")
+        torch.save(optimizer.state_dict(), d / "critic_optimizer.pt")
+
+    return write
 
 
 def rollout_metrics(rb, batch: Batch) -> dict:

@@ -183,20 +183,23 @@ class VLLMEngine:
             text=text,
         )
 
-    def sync_weights(self, model) -> None:
-        """Save `model` as safetensors, reload it into every vLLM worker, drop stale prefix-cache blocks."""
-        _save_atomic(model, self.weights_dir)
+    def sync_weights(self, model, state_dict: dict | None = None) -> None:
+        """Save `model` as safetensors, reload it into every vLLM worker, drop stale prefix-cache blocks.
+
+        `state_dict` replaces the model's own (FSDP2: the full weights gathered from every rank).
+        """
+        _save_atomic(model, self.weights_dir, state_dict=state_dict)
         self.llm.collective_rpc("reload_weights", kwargs={"weights_path": str(self.weights_dir)})
         self.llm.reset_prefix_cache()
         self.syncs += 1
 
 
-def _save_atomic(model, out: Path, tokenizer=None) -> None:
+def _save_atomic(model, out: Path, tokenizer=None, state_dict: dict | None = None) -> None:
     """save_pretrained (safetensors) into out.tmp, then rename over `out`."""
     out = Path(out)
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(tmp, safe_serialization=True)
+    model.save_pretrained(tmp, safe_serialization=True, state_dict=state_dict)
     if tokenizer is not None:
         tokenizer.save_pretrained(tmp)
     if out.exists():

@@ -54,6 +54,8 @@ def test_verl_trl_names_say_what_to_write():
         ),
         ({"rollout": {"n": 1}}, "at least two responses"),
         ({"model": {"tiny": {"hidden_size": 64, "num_heads": 4}}}, "head size"),
+        ({"train": {"device": "gpu"}}, "write auto, cpu, cuda or cuda:N"),
+        ({"train": {"fsdp_param_dtype": "bfloat16"}}, "only with train.fsdp: true"),
     ],
 )
 def test_contradictions_are_errors(over, msg):

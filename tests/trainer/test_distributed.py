@@ -357,7 +357,7 @@ def test_two_cpu_processes_equal_one_process(tmp_path):
 
 
 # ---------------------------------------------------------------- a whole train() step under torchrun
-def train_worker(out: Path, config: Path) -> None:
+def train_worker(out: Path, config: Path, *extra: str) -> None:
     """One rank of `dapo train` (the trainer's CLI app); records its parameters after each update."""
     from trainer import loop
     from trainer.__main__ import app
@@ -368,11 +368,44 @@ def train_worker(out: Path, config: Path) -> None:
     def recording_update(cfg, model, *a, **k):
         st = orig(cfg, model, *a, **k)
         rank = int(os.environ["RANK"])
-        torch.save({n: p.detach().clone() for n, p in model.named_parameters()}, out / f"params{rank}.pt")
+        if not D.is_fsdp(model):  # FSDP2 parameters are shards; those runs compare checkpoints instead
+            torch.save({n: p.detach().clone() for n, p in model.named_parameters()}, out / f"params{rank}.pt")
         return st
 
     loop.update = recording_update
-    app(["train", str(config), "--no-progress"], standalone_mode=False)
+    app(["train", str(config), "--no-progress", *extra], standalone_mode=False)
+
+
+def _torchrun_train(tmp_path: Path, name: str, cfg: dict, *extra: str) -> Path:
+    """`dapo train` (the trainer's CLI app) under torchrun --nproc_per_node 2 on loopback; returns the run dir."""
+    import yaml
+
+    work = tmp_path / name
+    work.mkdir(exist_ok=True)
+    (work / "run.yaml").write_text(yaml.safe_dump(cfg))
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env.update(PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
+    if sys.platform.startswith("linux"):
+        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
+           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), __file__, "train", str(work),
+           str(work / "run.yaml"), *extra]  # fmt: skip
+    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
+    return Path(cfg["train"]["out"])
+
+
+def _train_cfg(sft: Path, data: str, out: Path, **train) -> dict:
+    return {
+        "preset": "dapo",
+        "model": {"path": str(sft)},
+        "data": {"train": data, "max_prompt_len": 256},
+        "rollout": {"n": 4, "max_new_tokens": 16},
+        "algo": {"overlong_buffer": 4, "dynamic_sampling": True, "max_gen_batches": 8},
+        "optim": {"lr": 1e-3, "warmup_steps": 1},
+        "train": {"steps": 1, "prompts_per_step": 3, "gen_prompts": 5, "mini_batch_size": 6, "micro_batch_size": 2,
+                  "epochs": 2, "out": str(out), "tensorboard": False, **train},
+    }  # fmt: skip
 
 
 @pytest.mark.slow
@@ -381,39 +414,18 @@ def test_train_under_torchrun_two_ranks(tmp_path, sft_dir, toy_verl):
     both ranks end with the weights rank 0 wrote to the checkpoint."""
     import json
 
-    import yaml
     from safetensors.torch import load_file
 
     from trainer.model import load_model
 
     model = load_model(sft_dir[0])
-    cfg = {
-        "preset": "dapo",
-        "model": {"path": str(sft_dir[0])},
-        "data": {"train": toy_verl, "max_prompt_len": 256},
-        "rollout": {"n": 4, "max_new_tokens": 16},
-        "algo": {"overlong_buffer": 4, "dynamic_sampling": True, "max_gen_batches": 8},
-        "optim": {"lr": 1e-3, "warmup_steps": 1},
-        "train": {"steps": 1, "prompts_per_step": 3, "gen_prompts": 5, "mini_batch_size": 6, "micro_batch_size": 2, "epochs": 2,
-                  "out": str(tmp_path / "run"), "tensorboard": False},
-    }  # fmt: skip
-    (tmp_path / "run.yaml").write_text(yaml.safe_dump(cfg))
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
-    env.update(PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
-    if sys.platform.startswith("linux"):
-        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
-           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), __file__, "train", str(tmp_path),
-           str(tmp_path / "run.yaml")]  # fmt: skip
-    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
-    run = tmp_path / "run"
+    run = _torchrun_train(tmp_path, "plain", _train_cfg(sft_dir[0], toy_verl, tmp_path / "run"))
     assert (run / "checkpoints/latest").read_text() == "step-000001"
     rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1]  # rank 0 alone logs
     assert rows[0]["updates"] == 4 and rows[0]["entropy"] is not None and rows[0]["grad_norm"] > 0
     saved = load_file(str(run / "checkpoints/step-000001/model.safetensors"))
-    p0, p1 = (torch.load(tmp_path / f"params{r}.pt") for r in (0, 1))
+    p0, p1 = (torch.load(tmp_path / "plain" / f"params{r}.pt") for r in (0, 1))
     start = dict(model.named_parameters())
     assert any(not torch.equal(p0[k], start[k].detach()) for k in p0)  # the step moved the weights
     for k in p0:
@@ -422,8 +434,55 @@ def test_train_under_torchrun_two_ranks(tmp_path, sft_dir, toy_verl):
             assert torch.equal(saved[k], p0[k]), k
 
 
+@pytest.mark.slow
+def test_train_fsdp2_equals_replicated_and_resumes_across_layouts(tmp_path, sft_dir, toy_verl):
+    """train.fsdp: true (FSDP2 on CPU/gloo, 2 ranks) ends two steps with the replicated run's weights, optimiser
+    state and metrics; and the replicated run's step-1 checkpoint resumes under FSDP2 to the same step 2."""
+    import json
+    import shutil
+
+    from safetensors.torch import load_file
+
+    def final(run: Path, step: int = 2) -> tuple[dict, dict, list]:
+        ck = run / f"checkpoints/step-{step:06d}"
+        rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+        return load_file(str(ck / "model.safetensors")), torch.load(ck / "optimizer.pt"), rows
+
+    def same(a: dict, b: dict, what: str) -> None:
+        assert a.keys() == b.keys(), what
+        for k in a:
+            assert torch.allclose(a[k], b[k], atol=1e-6, rtol=1e-5), (what, k)
+
+    plain = _torchrun_train(
+        tmp_path, "plain", _train_cfg(sft_dir[0], toy_verl, tmp_path / "plain_run", steps=2)
+    )
+    fsdp = _torchrun_train(
+        tmp_path, "fsdp", _train_cfg(sft_dir[0], toy_verl, tmp_path / "fsdp_run", steps=2, fsdp=True)
+    )
+    w_p, o_p, rows_p = final(plain)
+    w_f, o_f, rows_f = final(fsdp)
+    same(w_p, w_f, "weights")
+    assert o_p["state"].keys() == o_f["state"].keys() and all(isinstance(k, str) for k in o_p["state"])
+    for k in o_p["state"]:  # AdamW moments, keyed by parameter name in both layouts
+        same({n: v for n, v in o_p["state"][k].items() if n != "step"},
+             {n: v for n, v in o_f["state"][k].items() if n != "step"}, f"optimizer {k}")  # fmt: skip
+    for a, b in zip(rows_p, rows_f, strict=True):
+        assert a["acc"] == b["acc"] and a["gen_batches"] == b["gen_batches"]  # the same rollouts
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-4, abs=1e-6)
+
+    # the replicated run's step-1 checkpoint, resumed under FSDP2 (weights + name-keyed AdamW state + RNG)
+    resumed_out = tmp_path / "resumed_run"
+    shutil.copytree(plain / "checkpoints" / "step-000001", resumed_out / "checkpoints" / "step-000001")
+    (resumed_out / "checkpoints" / "latest").write_text("step-000001")
+    cfg = _train_cfg(sft_dir[0], toy_verl, resumed_out, steps=2, fsdp=True)
+    _torchrun_train(tmp_path, "resumed", cfg, "--resume")
+    w_r, _, rows_r = final(resumed_out)
+    same(w_p, w_r, "resumed weights")
+    assert [r["step"] for r in rows_r] == [2]
+
+
 if __name__ == "__main__":  # torchrun entry point of the two-process tests
     if sys.argv[1] == "train":
-        train_worker(Path(sys.argv[2]), Path(sys.argv[3]))
+        train_worker(Path(sys.argv[2]), Path(sys.argv[3]), *sys.argv[4:])
     else:
         worker(Path(sys.argv[1]))
