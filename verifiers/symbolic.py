@@ -31,13 +31,20 @@ Process lifecycle (no orphans, no runaways; Linux mechanisms, skipped where abse
   their fork-started workers with them; the resource tracker then sees EOF and exits.
 - score_batch's processes fork their workers directly (never a forkserver of their own) and
   never start threads, and their daemonic workers are terminated when the process exits.
+- our children never import the caller's `__main__` (multiprocessing re-runs it in every
+  forkserver/spawn child: a script read from stdin cannot be re-read and every worker died at
+  start-up, and an unguarded script would run its top level once per worker); and a pool whose
+  workers keep dying at start-up backs off (logged once) instead of re-forking in a tight loop.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import multiprocessing as mp
+import multiprocessing.context
+import multiprocessing.spawn
 import os
 import signal
 import sys
@@ -46,23 +53,70 @@ import time
 
 STARTUP_TIMEOUT = 60.0  # seconds a fresh worker may take to import sympy + math-verify
 MAX_WORKERS = max(4, min(16, 2 * (os.cpu_count() or 2)))
+START_FAILURES_BEFORE_BACKOFF = 3
 SPARES = 2  # warm workers kept: when one is killed the other is ready while its successor forks
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _fork_only = False  # set in score_batch's processes: fork workers directly, start no threads
 
 _ctx = None
 _ctx_lock = threading.Lock()
+_log = logging.getLogger("verifiers")
+
+# ---- children that never import the caller's __main__ (see the module docstring)
+_launching = threading.local()  # set while this thread starts one of our children
+_stdlib_preparation_data = multiprocessing.spawn.get_preparation_data
+
+
+def _preparation_data(name: str) -> dict:
+    """multiprocessing's start-up data for a child, minus the `__main__` import for ours."""
+    data = _stdlib_preparation_data(name)
+    if getattr(_launching, "active", False):
+        data.pop("init_main_from_path", None)
+        data.pop("init_main_from_name", None)
+    return data
+
+
+def _launch_without_main(base: type, process_obj):
+    _launching.active = True
+    try:
+        return base._Popen(process_obj)
+    finally:
+        _launching.active = False
+
+
+# Process classes are pickled with the process object, so they live at module level.
+class _NoMainForkServerProcess(multiprocessing.context.ForkServerProcess):
+    @staticmethod
+    def _Popen(process_obj):
+        return _launch_without_main(multiprocessing.context.ForkServerProcess, process_obj)
+
+
+class _NoMainSpawnProcess(multiprocessing.context.SpawnProcess):
+    @staticmethod
+    def _Popen(process_obj):
+        return _launch_without_main(multiprocessing.context.SpawnProcess, process_obj)
+
+
+class _NoMainForkServerContext(multiprocessing.context.ForkServerContext):
+    Process = _NoMainForkServerProcess
+
+
+class _NoMainSpawnContext(multiprocessing.context.SpawnContext):
+    Process = _NoMainSpawnProcess
 
 
 def _context():
     global _ctx
     with _ctx_lock:
         if _ctx is None:
+            # popen_forkserver / popen_spawn_posix look this up at launch time; it only changes
+            # anything while one of our children starts (the thread-local flag)
+            multiprocessing.spawn.get_preparation_data = _preparation_data
             if "forkserver" in mp.get_all_start_methods():
-                _ctx = mp.get_context("forkserver")
+                _ctx = _NoMainForkServerContext()
                 _ctx.set_forkserver_preload(["verifiers._symworker"])
             else:  # pragma: no cover - platforms without fork
-                _ctx = mp.get_context("spawn")
+                _ctx = _NoMainSpawnContext()
         return _ctx
 
 
@@ -192,13 +246,22 @@ class SymbolicPool:
         self._starting = 0
         self._dead: list[_Worker] = []  # killed, not yet reaped
         self._cond = threading.Condition()
+        self._failed_starts = 0  # consecutive workers that died before saying "ready"
+        self._retry_at = 0.0  # after repeated failures, no new start before this (monotonic)
 
     def pids(self) -> list[int]:
         with self._cond:
             return [w.pid for w in self._all if w.pid is not None]
 
     def _spawn(self) -> None:
-        """Start one worker (caller holds the lock); it joins the idle list once ready."""
+        """Start one worker (caller holds the lock); it joins the idle list once ready.
+
+        After START_FAILURES_BEFORE_BACKOFF consecutive failed starts, starts are spaced out
+        (exponential back-off up to 30 s): callers then get "timeout" at their deadline instead
+        of forking a dying worker in a tight loop.
+        """
+        if self._failed_starts >= START_FAILURES_BEFORE_BACKOFF and time.monotonic() < self._retry_at:
+            return
         self._starting += 1
         if _use_fork():  # warm single-threaded process: a direct fork takes milliseconds
             self._started(_new_worker())
@@ -212,10 +275,22 @@ class SymbolicPool:
             if ok:
                 self._all.add(w)
                 self._idle.append(w)
+                self._failed_starts = 0
+            else:
+                self._failed_starts += 1
+                n = self._failed_starts - START_FAILURES_BEFORE_BACKOFF
+                if n >= 0:
+                    self._retry_at = time.monotonic() + min(30.0, 0.5 * 2**n)
             self._cond.notify_all()
         if w is not None and not ok:
             w.kill()
             w.reap()
+            if self._failed_starts == START_FAILURES_BEFORE_BACKOFF:
+                _log.warning(
+                    "verifiers: %d symbolic workers in a row died at start-up (last exit code %s); "
+                    "symbolic comparisons return 'timeout' while starts back off. Their stderr says why.",
+                    self._failed_starts, w.proc.exitcode,
+                )  # fmt: skip
 
     def _reap_later(self, w: _Worker) -> None:
         """Reap a killed worker later, off the caller's clock and without a thread (caller
