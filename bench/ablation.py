@@ -37,7 +37,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PRESETS = ["grpo", "dr_grpo", "dapo", "gspo", "dcpo", "ppo", "vapo"]
 # per-seed numbers reported as mean and standard error over seeds
-PER_SEED = ["final_avg", "entropy_end", "clip_frac_low", "clip_frac_high", "kl_old", "gen_batches", "seconds"]
+PER_SEED = [
+    "final_avg",
+    "late_avg",
+    "entropy_end",
+    "clip_frac_low",
+    "clip_frac_high",
+    "kl_old",
+    "gen_batches",
+    "seconds",
+]
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -195,6 +204,8 @@ def run_seed(preset: str, seed: int, args, train_parquet: Path, eval_parquet: Pa
         "seed": seed,
         "status": "ok",
         "final_avg": evals[-1][1] if evals else None,
+        # the evals after the first half of training, averaged: less eval noise than the last one alone
+        "late_avg": mean_se([v for s, v in evals if s > args.steps / 2])[0],
         "steps_to_target": hit,
         "entropy_end": rows[-1].get("entropy"),
         "eval_entropy_end": rows[-1].get("eval/entropy"),
@@ -277,6 +288,15 @@ def report(results: list[dict], before: dict, args, out_dir: Path) -> None:
     upr = updates_per_rollout(args)
     mb = f"mini-batch {args.mini_batch} responses" if args.mini_batch else "the whole batch per update"
     ref = next((r for r in results if r["status"] == "ok"), None)
+    vs_name = ref["preset"] if ref else "-"
+
+    def vs(r: dict, name: str) -> str:
+        """Difference of the means from the reference preset's, with the s.e. of the difference."""
+        if r is ref or r[name] is None or ref[name] is None:
+            return "-"
+        ses = [x for x in (r[name + "_se"], ref[name + "_se"]) if x is not None]
+        return _pm(r[name] - ref[name], math.sqrt(sum(x * x for x in ses)) if len(ses) == 2 else None, "+.3f")
+
     lines = [
         f"# Ablation: same budget per preset ({args.steps} steps x {args.prompts} prompts x G={args.G}, "
         f"max {args.L} new tokens, eval avg@{k} on {args.eval_n} held-out prompts)",
@@ -286,31 +306,29 @@ def report(results: list[dict], before: dict, args, out_dir: Path) -> None:
         f"Updates per rollout: {upr} ({mb}, {args.epochs} epoch(s); "
         + ("the first on-policy, the rest off-policy" if upr > 1 else "on-policy: every importance ratio is 1")
         + f"). Seeds: {', '.join(map(str, seeds))} (train.seed: prompt order, sampling, mini-batch order). "
-        f"Cells are mean ± standard error over seeds; gen batches and seconds are per seed.",
+        f"Cells are mean ± standard error over seeds; gen batches and seconds are per seed. "
+        f"avg@{k} steps > {args.steps // 2}: the mean of each run's evals in the second half (less eval "
+        f"noise than the final eval alone); vs {vs_name}: difference of the means ± its s.e. (seeds treated as "
+        f"independent); clip fracs: share of trained tokens clipped below / above, mean over steps.",
         "",
         f"Starting policy (SFT warm-up): avg@{k} {before.get(f'avg@{k}', float('nan')):.3f}, "
         f"entropy {before.get('entropy', float('nan')):.3f}",
         "",
-        f"| preset | final avg@{k} | vs {ref['preset'] if ref else '-'} | steps to avg@{k} >= {args.target} "
-        f"| entropy at end | clip frac low | clip frac high | gen batches | seconds |",
-        "|---|---|---|---|---|---|---|---|---|",
+        f"| preset | final avg@{k} | vs {vs_name} | avg@{k} steps > {args.steps // 2} | vs {vs_name} "
+        f"| steps to avg@{k} >= {args.target} | entropy at end | clip frac low | clip frac high | gen batches | seconds |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for r in results:
         if r["status"] == "skipped" or r["status"] == "failed":
-            lines.append(f"| {r['preset']} | {r['status']}: {r['reason']} | | | | | | | |")
+            lines.append(f"| {r['preset']} | {r['status']}: {r['reason']} |" + " |" * 9)
             continue
-        if r is ref or r["final_avg"] is None or ref["final_avg"] is None:
-            vs = "-"
-        else:  # difference of the means, s.e. of the difference (independent samples)
-            ses = [s for s in (r["final_avg_se"], ref["final_avg_se"]) if s is not None]
-            se = math.sqrt(sum(s * s for s in ses)) if len(ses) == 2 else None
-            vs = _pm(r["final_avg"] - ref["final_avg"], se, "+.3f")
         hit = f"{r['reached']}/{r['n_ok']} seeds"
         if r["steps_to_target"] is not None:
             hit = f"{r['steps_to_target']:.3g} ({hit})"
         note = f" ({r['n_ok']}/{r['n']} seeds ok: {r['reason']})" if r.get("reason") else ""
         lines.append(
-            f"| {r['preset']}{note} | {_pm(r['final_avg'], r['final_avg_se'])} | {vs} | {hit} "
+            f"| {r['preset']}{note} | {_pm(r['final_avg'], r['final_avg_se'])} | {vs(r, 'final_avg')} "
+            f"| {_pm(r['late_avg'], r['late_avg_se'])} | {vs(r, 'late_avg')} | {hit} "
             f"| {_pm(r['entropy_end'], r['entropy_end_se'])} | {_f(r['clip_frac_low'], '.4f')} "
             f"| {_f(r['clip_frac_high'], '.4f')} | {_f(r['gen_batches'], '.0f')} | {_f(r['seconds'], '.0f')} |"
         )
