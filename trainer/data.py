@@ -49,6 +49,32 @@ def _read_rows(path: str | Path) -> list[dict]:
     return table.to_pylist()
 
 
+def split_counts(path: str | Path) -> dict[str | None, int]:
+    """Rows per extra_info.split (None: no split recorded)."""
+    from collections import Counter
+
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=["extra_info"]) if Path(path).exists() else None
+    if table is None or "extra_info" not in table.column_names:
+        return {}
+    return dict(Counter((e or {}).get("split") for e in table.column("extra_info").to_pylist()))
+
+
+def held_out_warning(path: str | Path) -> str | None:
+    """A warning when a training file also holds rows of other splits (e.g. a test set) and no
+    `data.train_split` selects the training rows; None when there is nothing to warn about."""
+    counts = split_counts(path)
+    other = {k: v for k, v in counts.items() if k not in (None, "train")}
+    if not other or not counts.get("train"):
+        return None
+    listed = ", ".join(f"{v} rows of split {k!r}" for k, v in sorted(other.items()))
+    return (
+        f"data.train {path} also holds {listed}; training uses every row. Write data.train_split: train "
+        "to keep held-out rows out of training"
+    )
+
+
 def read_verl(path: str | Path, *, split: str | None = None) -> list[dict]:
     """Rows as {key, messages, gold}, each field checked with the row number in the error.
 

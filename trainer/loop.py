@@ -480,7 +480,7 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
 def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) -> Path:
     from trainer import distributed as D
     from trainer.checkpoint import latest_checkpoint, load_training_state, save_checkpoint
-    from trainer.data import PromptSampler, load_prompts, read_verl
+    from trainer.data import PromptSampler, held_out_warning, load_prompts, read_verl
     from trainer.metrics import MetricsLog
     from trainer.model import build_policy, load_model, load_tokenizer, quiet_transformers, save_policy
     from trainer.reward import score_samples
@@ -525,6 +525,10 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
     data = load_prompts(
         cfg.data.train, tok, max_prompt_len=cfg.data.max_prompt_len, split=cfg.data.train_split
     )
+    if main and cfg.data.train_split is None and (warning := held_out_warning(cfg.data.train)):
+        from rich.console import Console
+
+        Console(stderr=True).print(f"[yellow]warning:[/] {warning}")
     eval_set = (
         load_prompts(
             cfg.data.eval,

@@ -4,7 +4,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from trainer.data import PromptSampler, load_prompts, read_verl
+from trainer.data import PromptSampler, held_out_warning, load_prompts, read_verl
 
 
 def test_long_prompts_are_dropped_and_counted(tmp_path, tiny_policy, toy):
@@ -23,6 +23,18 @@ def test_long_prompts_are_dropped_and_counted(tmp_path, tiny_policy, toy):
 def test_split_filter(tmp_path, toy):
     a = toy.write_verl(tmp_path / "a.parquet", toy.problems(3), split="train")
     assert len(read_verl(a, split="train")) == 3 and read_verl(a, split="test") == []
+
+
+def test_held_out_rows_in_the_training_file_are_warned_about(tmp_path, toy):
+    train = toy.write_verl(tmp_path / "train.parquet", toy.problems(4), split="train")
+    assert held_out_warning(train) is None
+    rows = pq.read_table(train).to_pylist()
+    test_rows = pq.read_table(
+        toy.write_verl(tmp_path / "t.parquet", toy.problems(3, seed=5), split="test")
+    ).to_pylist()
+    pq.write_table(pa.Table.from_pylist(rows + test_rows), tmp_path / "mixed.parquet")
+    msg = held_out_warning(tmp_path / "mixed.parquet")
+    assert "3 rows of split 'test'" in msg and "data.train_split: train" in msg
 
 
 def test_bad_rows_name_the_row_and_field(tmp_path):
