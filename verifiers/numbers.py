@@ -1,7 +1,8 @@
 """Exact rational values of plainly written numbers, without sympy.
 
-Integers, decimals, scientific notation (`1.5e3`, `1.5\\times10^{3}`) and simple fractions
-(`\\frac{3}{4}`, `-3/4`) become `fractions.Fraction`, so `0.5 == \\frac{1}{2}` is exact.
+Integers, decimals, scientific notation (`1.5e3`, `1.5\\times10^{3}`), simple fractions
+(`\\frac{3}{4}`, `-3/4`) and repeating decimals (`0.\\overline{3}`, `1.2\\overline{34}`, `0.(3)`)
+become `fractions.Fraction`, so `0.5 == \\frac{1}{2}` and `0.\\overline{3} == \\frac{1}{3}` are exact.
 Sizes are capped (digits, exponents) so no input can make Python build a huge integer.
 """
 
@@ -20,6 +21,10 @@ _SCI = re.compile(
 _POW10 = re.compile(r"^(?P<s>[-+]?)10\s*\^\s*\{?\s*(?P<e>[-+]?\d+)\s*\}?$")
 _FRAC = re.compile(rf"^(?P<s>[-+]?)\\frac\{{(?P<n>[-+]?{_DEC})\}}\{{(?P<d>[-+]?{_DEC})\}}$")
 _SLASH = re.compile(rf"^(?P<n>[-+]?{_DEC})\s*/\s*(?P<d>[-+]?{_DEC})$")
+# 1.2\overline{34} = 1.2343434...; also \overline 3 and the 0.(3) notation
+_REPEATING = re.compile(
+    r"^(?P<s>[-+]?)(?P<i>\d*)\.(?P<f>\d*)(?:\\overline\s*(?:\{(?P<r>\d{1,60})\}|(?P<r1>\d))|\((?P<r2>\d{1,60})\))$"
+)
 _MIXED = re.compile(r"^(?P<s>[-+]?)(?P<w>\d+)\s*\\frac\{(?P<n>\d+)\}\{(?P<d>\d+)\}$")
 
 
@@ -55,6 +60,13 @@ def parse_number(s: str) -> Fraction | None:
                 return None
             v = n / d
             return -v if m.groupdict().get("s") == "-" else v
+    m = _REPEATING.match(s)
+    if m and len(m.group("i")) + len(m.group("f")) <= 60:
+        rep = m.group("r") or m.group("r1") or m.group("r2")
+        f = m.group("f")
+        v = Fraction(int(m.group("i") or 0)) + Fraction(int(f or 0), 10 ** len(f))
+        v += Fraction(int(rep), 10 ** len(f) * (10 ** len(rep) - 1))
+        return -v if m.group("s") == "-" else v
     m = _MIXED.match(s)
     if m and int(m.group("n")) < int(m.group("d")) and len(s) < 60:
         v = int(m.group("w")) + Fraction(int(m.group("n")), int(m.group("d")))

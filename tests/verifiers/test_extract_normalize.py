@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from verifiers import canonical_integer, extract_answer, normalize
+from verifiers.numbers import parse_number
 
 
 @pytest.mark.parametrize(
@@ -90,3 +93,23 @@ def test_normalize(raw, want):
 )
 def test_canonical_integer(raw, want):
     assert canonical_integer(raw) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (r"0.\overline{3}", Fraction(1, 3)),
+        (r"1.2\overline{34}", Fraction(611, 495)),
+        (r"-0.\overline{6}", Fraction(-2, 3)),
+        (r"0.\overline 3", Fraction(1, 3)),
+        ("0.(3)", Fraction(1, 3)),
+        (r".\overline{9}", Fraction(1)),
+        (r"0.1\overline{2}", Fraction(11, 90)),
+    ],
+)
+def test_repeating_decimals_are_exact(text, value):
+    assert parse_number(text) == value
+
+
+def test_repeating_decimal_sizes_are_capped():
+    assert parse_number(r"0.\overline{" + "3" * 61 + "}") is None  # left to the symbolic step

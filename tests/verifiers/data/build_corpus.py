@@ -238,6 +238,12 @@ for pred, gold, note in [
     ("1.2E2", "120", "upper-case E"),
     (r"3 \times 10^0", "3", "times ten to zero"),
     ("+5", "5", "explicit plus sign"),
+    (r"0.\overline{3}", r"\frac13", "repeating decimal (overline)"),
+    (r"1.2\overline{34}", r"\frac{611}{495}", "repeating decimal with a non-repeating part"),
+    ("0.(3)", "1/3", "repeating decimal (parentheses)"),
+    (r"0.\overline{142857}", r"\frac{1}{7}", "six-digit period"),
+    (r"-0.\overline{6}", r"-\frac{2}{3}", "negative repeating decimal"),
+    (r"0.\overline{9}", "1", "0.999... is 1"),
 ]:
     add(K, pred, gold, True, note)
 for pred, gold, note in [
@@ -264,6 +270,9 @@ for pred, gold, note in [
     ("2.5", "2.05", "missing zero in decimal"),
     ("1.0001", "1", "close but not equal"),
     ("0.999", "1", "close but not equal"),
+    (r"0.\overline{3}", "0.33", "repeating decimal vs its truncation"),
+    (r"0.\overline{12}", r"\frac{1}{8}", "period 12 is 4/33, not 0.12 or 1/8"),
+    (r"0.1\overline{2}", r"\frac{4}{33}", "repeat only the 2: 11/90"),
 ]:
     add(K, pred, gold, False, note)
 
