@@ -196,3 +196,86 @@ def test_real_distinct_problems_are_not_merged():
     res = dedup(table)
     assert res.report["exact_dropped"] == 0 and res.report["near_dropped"] == 0
     assert dedup(table, same_numbers=False).report["near_dropped"] >= 10
+
+
+def _words(rng, n):
+    """n distinct letter-only words (no digits: same_numbers must not reject the pairs)."""
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    out: list[str] = []
+    while len(out) < n:
+        w = "".join(rng.choice(letters, 6))
+        if w not in out:
+            out.append(w)
+    return out
+
+
+def _estimated_similarity(a: str, b: str, num_perm: int = 128) -> float:
+    """The dedup estimate (16-bit MinHash over word 3-grams), computed independently of dedup()."""
+    offsets, hashes = token_hashes(tokenize(normalize_texts([a, b])))
+    docs, grams = ngram_hashes(offsets, hashes, 3)
+    sig = minhash_signatures(docs, grams, 2, num_perm).astype(np.uint16)
+    return float(np.float32((sig[0] == sig[1]).mean()))
+
+
+def test_chains_are_not_transitive():
+    """A~B, B~C, C~D (60-word windows of one word list shifted by 8: exact 3-gram Jaccard 0.76 for
+    neighbours, 0.57 for A-C and B-D, 0.41 for A-D): connected components made this one cluster
+    led by A and dropped C and D although they are not near duplicates of A."""
+    words = _words(np.random.default_rng(10), 90)
+    chain = [" ".join(words[8 * i : 8 * i + 60]) for i in range(4)]
+    sims = [[_estimated_similarity(a, b) for b in chain] for a in chain]
+    assert min(sims[0][1], sims[1][2], sims[2][3]) >= 0.6, sims
+    assert max(sims[0][2], sims[0][3], sims[1][3]) < 0.6, sims
+    recs = [_rec(chain[0], source="aops_wiki")] + [_rec(t, source="import:x") for t in chain[1:]]
+    res = dedup(to_table(recs))
+    assert res.report["near"]["verified_pairs"] == 3  # LSH found all three links: one component
+    ids = [r["id"] for r in recs]
+    status = res.table.column("status").to_pylist()
+    cluster = dict(
+        zip(res.clusters.column("id").to_pylist(), res.clusters.column("cluster_id").to_pylist(), strict=True)
+    )
+    assert status[0] == "kept" and status[1] == f"near_duplicate_of:{ids[0]}"
+    assert cluster[ids[0]] == ids[0] and cluster[ids[1]] == ids[0]
+    assert cluster.get(ids[2]) != ids[0] and cluster.get(ids[3]) != ids[0]
+    assert sorted(status[2:])[0] == "kept"  # C and D are one cluster: one of them stays
+    assert res.report["kept_out"] == 2 and res.report["near_dropped"] == 2
+    assert res.report["clusters"] == 2 and res.report["near"]["split_chains"] == 1
+
+
+def test_every_near_drop_is_similar_to_its_representative():
+    """Families of drifting variants (each a shifted window plus an edit of the previous one) mixed
+    with exact copies and distinct problems: every near-duplicate drop is >= threshold from the row
+    that represents it, by the clusters table and by an independent estimate."""
+    rng = np.random.default_rng(3)
+    vocab = _words(rng, 3000)
+    texts = [" ".join(rng.choice(vocab, int(rng.integers(20, 60)))) for _ in range(150)]
+    for _ in range(40):
+        w = list(rng.choice(vocab, 120))
+        start, length = 0, int(rng.integers(30, 50))
+        for _ in range(int(rng.integers(3, 8))):
+            texts.append(" ".join(w[start : start + length]))
+            start += int(rng.integers(2, 8))
+            w[int(rng.integers(0, len(w)))] = str(rng.choice(vocab))
+    texts += [texts[int(i)].upper() for i in rng.integers(0, len(texts), 60)]  # exact copies
+    order = rng.permutation(len(texts))
+    recs = [_rec(texts[i], key=f"k{i}") for i in order]
+    threshold = 0.6
+    res = dedup(to_table(recs), threshold=threshold)
+    by_id = {r["id"]: r["original_problem"] for r in recs}
+    status = dict(
+        zip(res.table.column("id").to_pylist(), res.table.column("status").to_pylist(), strict=True)
+    )
+    cl = res.clusters.to_pylist()
+    near = [c for c in cl if c["kind"] == "near"]
+    assert res.report["near_dropped"] == len(near) > 20
+    assert res.report["exact_dropped"] > 20  # copies of a near-dropped text count as near drops
+    for c in cl:
+        assert status[c["cluster_id"]] == "kept"
+        if c["kind"] == "representative":
+            assert c["id"] == c["cluster_id"]
+        else:
+            assert status[c["id"]].endswith(":" + c["cluster_id"])
+    for c in near:
+        assert c["similarity"] >= threshold, c
+        assert _estimated_similarity(by_id[c["id"]], by_id[c["cluster_id"]]) >= threshold, c
+    assert res.report["near"]["split_chains"] > 0
