@@ -53,10 +53,12 @@ def split_counts(path: str | Path) -> dict[str | None, int]:
     """Rows per extra_info.split (None: no split recorded)."""
     from collections import Counter
 
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path, columns=["extra_info"]) if Path(path).exists() else None
-    if table is None or "extra_info" not in table.column_names:
+    try:
+        table = pq.read_table(path, columns=["extra_info"])  # one column, not the whole file again
+    except pa.ArrowInvalid:  # no extra_info column: no splits recorded
         return {}
     return dict(Counter((e or {}).get("split") for e in table.column("extra_info").to_pylist()))
 

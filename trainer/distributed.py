@@ -326,18 +326,17 @@ class _ShardedEngine:
                 "trainer.sampling.collect changed how it draws prompts, update trainer/distributed.py"
             )
         mine = shard_range(len(chosen))
-        kw = dict(n=n, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p)
+        # a Rank0Engine samples every prompt on rank 0 (a collective); any other engine only this rank's slice
+        todo = range(len(chosen)) if isinstance(self.engine, Rank0Engine) else mine
         local = []
-        if isinstance(
-            self.engine, Rank0Engine
-        ):  # one engine (rank 0) samples for all; ranks score their slice
+        if len(todo):
             with _rank_rng():
-                every = self.engine.generate([p.ids for p in chosen], **kw)
-            local = [(every[i], self._score(every[i], chosen[i].gold)) for i in mine]
-        elif len(mine):
-            with _rank_rng():
-                outs = self.engine.generate([chosen[i].ids for i in mine], **kw)
-            local = [(s, self._score(s, chosen[i].gold)) for i, s in zip(mine, outs, strict=True)]
+                outs = self.engine.generate(
+                    [chosen[i].ids for i in todo], n=n, max_new_tokens=max_new_tokens, temperature=temperature,
+                    top_p=top_p,
+                )  # fmt: skip
+            sample = dict(zip(todo, outs, strict=True))
+            local = [(sample[i], self._score(sample[i], chosen[i].gold)) for i in mine]
         else:
             _ = int(torch.randint(0, 2**62, (1,)))  # the draw _rank_rng makes on the other ranks
         full = gather_shards(local)
@@ -652,13 +651,13 @@ def optimizer_state_dict(model, optimizer) -> dict:
 
 def load_optimizer_state_dict(model, optimizer, state: dict) -> None:
     """Load `optimizer_state_dict`'s output (every rank reads the same file); also plain index-keyed state."""
-    keys = list(state.get("state", {}))
     if is_fsdp(model):
         from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
 
         opts = StateDictOptions(full_state_dict=True)
         set_optimizer_state_dict(model, optimizer, optim_state_dict=state, options=opts)
         return
+    keys = list(state.get("state", {}))
     if keys and all(isinstance(k, int) for k in keys):  # optimizer.state_dict() of older checkpoints
         optimizer.load_state_dict(state)
         return
@@ -667,11 +666,9 @@ def load_optimizer_state_dict(model, optimizer, state: dict) -> None:
     index: dict[str, int] = {}
     groups = []
     for saved, group in zip(state["param_groups"], optimizer.param_groups, strict=True):
-        ids = []
-        for p in group["params"]:
-            index[name_of[id(p)]] = len(index)
-            ids.append(index[name_of[id(p)]])
-        groups.append({**saved, "params": ids})
+        start = len(index)
+        index.update((name_of[id(p)], start + j) for j, p in enumerate(group["params"]))
+        groups.append({**saved, "params": list(range(start, len(index)))})
     unknown = sorted(set(keys) - set(index))
     if unknown:
         raise ValueError(

@@ -470,14 +470,14 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
     """
     from trainer import distributed as D
 
-    D.init_distributed(D.backend_for(cfg.train.device))
+    env = D.init_distributed(D.backend_for(cfg.train.device))
     try:
-        return _train(cfg, resume=resume, progress=progress, max_steps=max_steps)
+        return _train(cfg, env, resume=resume, progress=progress, max_steps=max_steps)
     finally:
         D.cleanup()
 
 
-def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) -> Path:
+def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | None) -> Path:
     from trainer import distributed as D
     from trainer.checkpoint import latest_checkpoint, load_training_state, save_checkpoint
     from trainer.data import PromptSampler, held_out_warning, load_prompts, read_verl
@@ -502,7 +502,7 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
         raise FileNotFoundError(f"--resume: no checkpoint under {ckpt_root}; run without --resume to start")
 
     torch.manual_seed(t.seed)  # the same on every rank: update()'s permutations must agree
-    device = D.resolve_device(t.device, D.init_distributed(D.backend_for(t.device)))
+    device = D.resolve_device(t.device, env)
     if device.type == "cuda":
         torch.cuda.set_device(device)
     if t.fsdp and not D.is_distributed():
@@ -552,9 +552,8 @@ def _train(cfg: Config, *, resume: bool, progress: bool, max_steps: int | None) 
             ref_model = copy.deepcopy(model)
         ref_model.eval().requires_grad_(False)
     critic = None
-    if (
-        a.name in CRITIC_ALGOS
-    ):  # a separate value model (trainer/critic.py says why), replicated on every rank
+    # a separate value model (trainer/critic.py says why), replicated on every rank
+    if a.name in CRITIC_ALGOS:
         from trainer.critic import Critic, build_critic
 
         if ckpt is not None:

@@ -243,6 +243,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _torchrun(*args: str) -> None:
+    """Run this file under torchrun --nproc_per_node 2 on loopback (gloo) with `args`; assert it succeeds."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env.update(PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
+    if sys.platform.startswith("linux"):
+        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
+           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), __file__, *args]  # fmt: skip
+    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
+
+
 # ---------------------------------------------------------------- tests
 def test_shard_range_covers_in_order():
     for n in range(0, 12):
@@ -307,14 +319,7 @@ def test_init_without_torchrun_vars_is_a_clear_error(monkeypatch):
 @pytest.mark.slow
 def test_two_cpu_processes_equal_one_process(tmp_path):
     """torchrun --nproc_per_node 2 (gloo, loopback): same parameters, grads and stats as one process."""
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
-    env.update(PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
-    if sys.platform.startswith("linux"):
-        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
-           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), __file__, str(tmp_path)]  # fmt: skip
-    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
+    _torchrun(str(tmp_path))
     ranks = [torch.load(tmp_path / f"rank{r}.pt", weights_only=False) for r in (0, 1)]
     assert [r["is_main"] for r in ranks] == [True, False]
 
@@ -383,15 +388,7 @@ def _torchrun_train(tmp_path: Path, name: str, cfg: dict, *extra: str) -> Path:
     work = tmp_path / name
     work.mkdir(exist_ok=True)
     (work / "run.yaml").write_text(yaml.safe_dump(cfg))
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
-    env.update(PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
-    if sys.platform.startswith("linux"):
-        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
-           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), __file__, "train", str(work),
-           str(work / "run.yaml"), *extra]  # fmt: skip
-    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
+    _torchrun("train", str(work), str(work / "run.yaml"), *extra)
     return Path(cfg["train"]["out"])
 
 
