@@ -38,6 +38,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from mathdata.files import atomic_write  # noqa: E402
+
 # every preset of the algorithm table: the original seven first (the order of earlier reports), then the rest
 _FIRST = ["grpo", "dr_grpo", "dapo", "gspo", "dcpo", "ppo", "vapo"]
 
@@ -64,12 +66,6 @@ PER_SEED = [
     "gen_batches",
     "seconds",
 ]
-
-
-def atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def build_corpus(work: Path, *, n_train: int, n_eval: int, seed: int) -> tuple[Path, Path, Path]:

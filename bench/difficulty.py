@@ -210,8 +210,8 @@ def write_report(results: dict, before: dict, target: float, args) -> None:
         f"(generation, updates), evaluation excluded.",
         "",
         f"| difficulty_sampling | gen batches / step | filtered share | s / step | gen s / step | prompts left out "
-        f"| final avg@{k} | steps to target | seconds to target |",
-        "|---|---|---|---|---|---|---|---|---|",
+        f"| final avg@{k} | steps to target | seconds to target | per seed: steps / seconds to target |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for mode, runs in results.items():
         hits = [r for r in runs if r["steps_to_target"] is not None]
@@ -220,12 +220,19 @@ def write_report(results: dict, before: dict, target: float, args) -> None:
         secs = (
             f"{_mean([r['seconds_to_target'] for r in hits]):.0f} ({len(hits)}/{len(runs)})" if hits else "-"
         )
+        per_seed = ", ".join(
+            f"s{r['seed']}: {r['steps_to_target']} / {r['seconds_to_target']:.0f}"
+            if r["steps_to_target"] is not None
+            else f"s{r['seed']}: -"
+            for r in runs
+        )
         lines.append(
             f"| {mode} | {_f(_mean([r['gen_batches_per_step'] for r in runs]))} "
             f"| {_f(_mean([r['filtered_share'] for r in runs]), '.3f')} "
             f"| {_f(_mean([r['seconds_per_step'] for r in runs]), '.1f')} "
             f"| {_f(_mean([r['gen_seconds_per_step'] for r in runs]), '.1f')} | {runs[0]['prompts_left_out']} "
-            f"| {_f(_mean([r['final_avg'] for r in runs]), '.3f')} | {reach} | {secs} |"
+            f"| {_f(_mean([r['final_avg'] for r in runs]), '.3f')} | {reach} | {secs} "
+            f"| {per_seed} |"
         )
     md = "\n".join(lines) + "\n"
     out = args.out / "difficulty.md"

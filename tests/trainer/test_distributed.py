@@ -41,6 +41,11 @@ CASES = {  # name -> config overrides; 12 responses, 2 mini-batches of 6, micro-
     "cispo": {"preset": "cispo"},
     "gmpo": {"preset": "gmpo"},
     "kl_cov": {"preset": "kl_cov", "algo": {"cov_ratio": 0.1}},  # tokens selected once for the whole batch
+    # a random fifth of the tokens (band wide open) lose their gradient: the draw must match across ranks
+    "clip_cov": {"preset": "clip_cov", "algo": {"cov_ratio": 0.2, "cov_low": -1e9, "cov_high": 1e9}},
+    # policy gradient on the top 30% entropy tokens of the whole batch, not of a rank's shard
+    "dapo_entropy_top": {"preset": "dapo", "algo": {"entropy_top_quantile": 0.3}},
+    "grpo_entropy_top": {"preset": "grpo", "algo": {"entropy_top_quantile": 0.5}},
     # 4 mini-batches of 3 responses, micro-batches of 1: the ranks hold 2 and 1 rows (uneven shards)
     "dapo_uneven": {"preset": "dapo", "train": {"mini_batch_size": 3, "micro_batch_size": 1}},
 }
@@ -105,10 +110,11 @@ def batch_and_inputs(cfg, model):
     from trainer.advantages import DCPOStats
     from trainer.algorithms import ALGORITHMS, advantages
     from trainer.batch import make_batch
+    from trainer.objective import entropy_top_mask
 
     groups = make_groups()
     batch = make_batch(groups, 0, overlong_filter=True)
-    old, _ = score_tokens(model, batch, temperature=1.0, micro=5)
+    old, ent = score_tokens(model, batch, temperature=1.0, micro=5)
     noise = torch.randn(old.shape, generator=torch.Generator().manual_seed(1))
     old = old - 0.05 * noise
     ref = old + 0.03 * noise if cfg.algo.kl_coef > 0 else None
@@ -118,6 +124,8 @@ def batch_and_inputs(cfg, model):
     if select:
         adv_tok = adv if adv.dim() == 2 else adv[:, None].expand_as(batch.loss_mask)
         batch = batch.with_(selected=select(old, adv_tok, batch.loss_mask, cfg.algo, torch.Generator()))
+    if cfg.algo.entropy_top_quantile:  # as the loop does: from the pi_old pass's entropy, all rows
+        batch = batch.with_(pg_mask=entropy_top_mask(ent, batch.loss_mask, cfg.algo.entropy_top_quantile))
     return batch
 
 
@@ -137,6 +145,9 @@ def run_update(cfg, *, fsdp: bool = False) -> dict:
         "grads": {k: v.grad.clone() for k, v in model.named_parameters() if v.grad is not None},
         "stats": stats,
         "old": batch.old,
+        "selected": batch.selected,
+        "pg_mask": batch.pg_mask,
+        "mask": batch.loss_mask,
     }
 
 
@@ -327,9 +338,17 @@ def test_two_cpu_processes_equal_one_process(tmp_path):
     for name, over in CASES.items():
         ref = run_update(make_cfg(over))
         assert ref["delta"] > 1e-3, name  # the step moved the weights: equality below means something
+        for key in ("selected", "pg_mask"):  # a selection that is all or nothing would test nothing
+            if ref[key] is not None:
+                share = float((ref[key].float() * ref["mask"]).sum() / ref["mask"].sum())
+                assert 0.05 < share < 0.95, (name, key, share)
         for r in ranks:
             got = r["updates"][name]
             assert torch.allclose(got["old"], ref["old"], atol=1e-6), name
+            for key in ("selected", "pg_mask"):  # the same tokens treated apart on every rank
+                assert (got[key] is None) == (ref[key] is None) and (
+                    got[key] is None or torch.equal(got[key], ref[key])
+                ), (name, key)
             for k, v in ref["params"].items():
                 assert torch.allclose(got["params"][k], v, atol=1e-6, rtol=1e-5), (name, k)
             for k, v in ref["grads"].items():
