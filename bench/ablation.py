@@ -13,6 +13,7 @@ the markers TABLE_START / TABLE_END is rewritten, so the prose written around it
     python bench/ablation.py --presets grpo,dapo --steps 20
     python bench/ablation.py --train T.parquet --eval E.parquet --init SFT_DIR   # bring your own
     python bench/ablation.py --seeds 0,1,2 --mini-batch 16   # 3 seeds, 4 (off-policy) updates per rollout
+    python bench/ablation.py --presets vapo --variant vapo_a0.5=vapo:algo.alpha=0.5   # a preset with changes
 
 With one update per rollout (the default) every importance ratio is 1, so the clip variants (grpo,
 gspo, dapo's clip-higher, dcpo) cannot differ; --mini-batch / --epochs give several updates per
@@ -167,13 +168,43 @@ def initial_eval(init: Path, eval_parquet: Path, *, k: int, n: int, L: int, max_
     return evaluate(model, tok, ps.prompts, k=k, temperature=1.0, top_p=0.7, max_new_tokens=L)
 
 
-def run_seed(preset: str, seed: int, args, train_parquet: Path, eval_parquet: Path, init: Path) -> dict:
-    """One training run of `preset` with `train.seed = seed` in WORK/runs/<preset>/seed<seed> (resumable)."""
+def parse_variant(text: str) -> tuple[str, str, dict]:
+    """`NAME=PRESET:key=value;key=value` -> (NAME, PRESET, nested overrides), read as `dapo train --set` reads them.
+
+    >>> parse_variant("vapo_a0.5=vapo:algo.alpha=0.5;algo.value_pretrain_steps=10")
+    ('vapo_a0.5', 'vapo', {'algo': {'alpha': 0.5, 'value_pretrain_steps': 10}})
+    """
+    from trainer.config import ConfigError, apply_sets
+
+    name, sep, rest = text.partition("=")
+    preset, sep2, sets = rest.partition(":")
+    if not (sep and sep2 and name.strip() and preset.strip()):
+        raise ValueError(
+            f"--variant {text!r}: write NAME=PRESET:key=value[;key=value], e.g. vapo_a=vapo:algo.alpha=0.5"
+        )
+    try:
+        over = apply_sets({}, [x.strip() for x in sets.split(";") if x.strip()])
+    except ConfigError as e:
+        raise ValueError(f"--variant {text!r}: {e}") from None
+    return name.strip(), preset.strip(), over
+
+
+def _merge(base: dict, extra: dict) -> dict:
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _merge(out.get(k, {}), v) if isinstance(v, dict) else v
+    return out
+
+
+def run_seed(name: str, seed: int, args, train_parquet: Path, eval_parquet: Path, init: Path) -> dict:
+    """One training run of preset (or --variant) `name` with `train.seed = seed` in WORK/runs/<name>/seed<seed>
+    (resumable)."""
     from trainer.config import ConfigError, build_config
     from trainer.loop import train
     from trainer.metrics import read_metrics
 
-    out = args.work / "runs" / preset / f"seed{seed}"
+    preset, extra = getattr(args, "variants", {}).get(name, (name, {}))
+    out = args.work / "runs" / name / f"seed{seed}"
     overrides = {
         "model": {"path": str(init)},
         "data": {"train": str(train_parquet), "eval": str(eval_parquet), "eval_size": args.eval_n,
@@ -187,8 +218,9 @@ def run_seed(preset: str, seed: int, args, train_parquet: Path, eval_parquet: Pa
     }  # fmt: skip
     # Lcache = L/4 for every preset (it only matters where the soft overlong punishment is on)
     overrides["algo"] = {"overlong_buffer": max(1, args.L // 4)}
+    overrides = _merge(overrides, extra)
     try:
-        cfg = build_config(overrides, preset=preset, source=f"ablation:{preset}")
+        cfg = build_config(overrides, preset=preset, source=f"ablation:{name}")
     except ConfigError as e:
         return {"seed": seed, "status": "skipped", "reason": str(e).splitlines()[-1].strip()}
     metrics_path = out / "metrics.jsonl"
@@ -494,6 +526,13 @@ def main(argv: list[str] | None = None) -> None:
         help="responses per optimiser update (train.mini_batch_size); 0 = the whole batch, one update per rollout",
     )
     ap.add_argument("--epochs", type=int, default=1, help="passes over each rollout batch (train.epochs)")
+    ap.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=PRESET:key=value[;key=value]",
+        help="an extra row: PRESET with config changes, run as NAME (repeatable)",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -505,6 +544,18 @@ def main(argv: list[str] | None = None) -> None:
     bad = [p for p in presets if p not in PRESETS]
     if bad:
         ap.error(f"unknown preset(s) {bad}; choose from {PRESETS}")
+    args.variants = {}
+    for text in args.variant:
+        try:
+            name, preset, over = parse_variant(text)
+        except ValueError as e:
+            ap.error(str(e))
+        if preset not in PRESETS:
+            ap.error(f"--variant {text!r}: unknown preset {preset!r}; choose from {PRESETS}")
+        if name in PRESETS or name in args.variants:
+            ap.error(f"--variant {text!r}: the name {name!r} is taken; give the variant its own name")
+        args.variants[name] = (preset, over)
+    presets += list(args.variants)
     if args.seeds is None:
         args.seeds = str(args.seed)
     try:

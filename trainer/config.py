@@ -477,19 +477,27 @@ def load_config(
     return _apply_sets(data, sets, preset=preset, source=source)
 
 
-def _apply_sets(data: dict, sets: list[str] | None, *, preset: str | None = None, source: str) -> Config:
+def apply_sets(data: dict, sets: list[str] | None) -> dict:
+    """Write `section.key=value` items (values read as YAML) into the nested dict `data`; returns it.
+
+    Types are settled by the config's validation (`optim.lr=3e-4` is a YAML string, then a float).
+    """
     for item in sets or []:
-        if "=" not in item:
-            raise ConfigError(f"--set {item!r}: write key.sub=value, e.g. --set algo.eps_high=0.28")
-        key, val = item.split("=", 1)
-        node = data
+        key, eq, val = item.partition("=")
         parts = key.strip().split(".")
+        if not eq or len(parts) < 2 or not all(parts):
+            raise ConfigError(f"--set {item!r}: write section.key=value, e.g. --set algo.eps_high=0.28")
+        node = data
         for p in parts[:-1]:
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
                 raise ConfigError(f"--set {item!r}: {p} is not a section")
         node[parts[-1]] = yaml.safe_load(val)
-    return build_config(data, preset=preset, source=source)
+    return data
+
+
+def _apply_sets(data: dict, sets: list[str] | None, *, preset: str | None = None, source: str) -> Config:
+    return build_config(apply_sets(data, sets), preset=preset, source=source)
 
 
 def dump_config(cfg: Config, path: str | Path) -> None:
