@@ -21,12 +21,20 @@ import copy
 import json
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 import torch
 from torch import Tensor, nn
 
-from trainer.advantages import gae, ppo_advantages, terminal_rewards, vapo_advantages, whiten
+from trainer.advantages import (
+    gae,
+    length_adaptive_lambda,
+    ppo_advantages,
+    terminal_rewards,
+    vapo_advantages,
+    whiten,
+)
 from trainer.batch import Batch
 from trainer.objective import aggregate
 
@@ -181,30 +189,48 @@ def critic_values(critic: Critic, b: Batch, *, micro: int) -> Tensor:
     return torch.cat(vals) * b.mask
 
 
-def ppo_gae(a, scores: Tensor, values: Tensor, m: Tensor, pretrain: bool) -> tuple[Tensor, Tensor]:
+def ppo_gae(a, scores: Tensor, values: Tensor, m: Tensor, pretrain: bool) -> tuple[Tensor, Tensor, Tensor]:
     """PPO: GAE with one lambda for advantages and value targets; Monte-Carlo targets while pretraining."""
     adv, returns = ppo_advantages(scores, values, m, gamma=a.gamma, lam=a.lam)
     if pretrain:
         returns = gae(terminal_rewards(scores, m), values, m, gamma=a.gamma, lam=1.0)[1]
-    return adv, returns
+    return adv, returns, torch.full((m.shape[0],), float(a.lam), device=m.device)
 
 
-def vapo_gae(a, scores: Tensor, values: Tensor, m: Tensor, pretrain: bool) -> tuple[Tensor, Tensor]:
-    """VAPO: decoupled GAE (length-adaptive lambda_policy, lambda_critic = 1)."""
-    return vapo_advantages(terminal_rewards(scores, m), values, m, gamma=a.gamma, alpha=a.alpha)
+TD0_WARNING = (
+    "vapo: lambda_policy = 1 - 1/(alpha*l) is 0 for most responses (length <= 1/alpha = {limit:.0f} "
+    "tokens; the batch's mean lambda is logged as gae_lambda_policy), so their advantages are the critic's one-step TD errors; with a young "
+    "critic that is mostly noise (bench/results/ablation.md: the policy got worse). For short responses "
+    "raise algo.alpha (0.5 gives lambda ~0.83 at 12 tokens)."
+)
+
+
+def vapo_gae(a, scores: Tensor, values: Tensor, m: Tensor, pretrain: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """VAPO: decoupled GAE (length-adaptive lambda_policy, lambda_critic = 1).
+
+    The paper's alpha = 0.05 is set for long chains of thought; responses of 1/alpha tokens or
+    fewer get lambda_policy 0 (the formula goes negative), which a warning names once.
+    """
+    lam = length_adaptive_lambda(m.sum(dim=1), a.alpha)
+    share = float((lam == 0).float().mean()) if len(lam) else 0.0
+    if share > 0.5 and not pretrain:
+        warnings.warn(TD0_WARNING.format(limit=1 / a.alpha), UserWarning, stacklevel=2)
+    adv, returns = vapo_advantages(terminal_rewards(scores, m), values, m, gamma=a.gamma, alpha=a.alpha)
+    return adv, returns, lam
 
 
 def critic_advantages(
     a, algo, groups: list, b: Batch, values: Tensor, *, pretrain: bool
-) -> tuple[Tensor, Tensor]:
-    """(token advantages [N, R], value targets [N, R]) from GAE on the outcome reward (last token).
+) -> tuple[Tensor, Tensor, float]:
+    """(token advantages [N, R], value targets [N, R], mean policy lambda) from GAE on the outcome reward.
 
-    `algo.advantage` is `ppo_gae` or `vapo_gae` (its row in trainer/algorithms.py). The advantages
-    are whitened over the trained tokens (verl's GAE does the same).
+    `algo.advantage` is `ppo_gae` or `vapo_gae` (its row in trainer/algorithms.py); the reward sits on
+    each response's last token. The advantages are whitened over the trained tokens (verl's GAE does
+    the same). The mean lambda is logged (`gae_lambda_policy`): near 0 means one-step TD advantages.
     """
     scores = torch.tensor([x for g in groups for x in g.rewards], dtype=torch.float32, device=values.device)
-    adv, returns = algo.advantage(a, scores, values, b.mask, pretrain)
-    return whiten(adv, b.loss_mask), returns
+    adv, returns, lam = algo.advantage(a, scores, values, b.mask, pretrain)
+    return whiten(adv, b.loss_mask), returns, float(lam.mean()) if len(lam) else float("nan")
 
 
 def critic_update(cfg, critic: Critic, optimizer, b: Batch, values: Tensor, returns: Tensor) -> dict:

@@ -120,7 +120,7 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
             pretrain = critic is not None and step < a.value_pretrain_steps
             if critic is not None:
                 values = critic_values(critic, batch, micro=micro)
-                adv, returns = critic_advantages(a, algo, rb.groups, batch, values, pretrain=pretrain)
+                adv, returns, lam = critic_advantages(a, algo, rb.groups, batch, values, pretrain=pretrain)
             else:
                 adv = advantages(a, rb.groups, batch.loss_mask, run.adv_state).to(device)
             batch = batch.with_(adv=adv, old=old, ref=ref)
@@ -139,7 +139,10 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
                 else update(cfg, model, optimizer, batch, metrics=first_pass)
             )
             crit = (
-                critic_update(cfg, critic, run.critic_opt, batch, values, returns)
+                {
+                    **critic_update(cfg, critic, run.critic_opt, batch, values, returns),
+                    "gae_lambda_policy": lam,
+                }
                 if critic is not None
                 else {}
             )

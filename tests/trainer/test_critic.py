@@ -102,3 +102,52 @@ def test_left_padding_does_not_change_values(policy):
 def test_build_critic_needs_a_causal_lm():
     with pytest.raises(ValueError, match="ForCausalLM"):
         build_critic(torch.nn.Linear(2, 2))
+
+
+def _gae_cfg(preset: str, **algo):
+    from trainer.config import build_config
+
+    return build_config({"algo": algo}, preset=preset).algo
+
+
+def test_vapo_gae_reports_its_lambdas_and_warns_when_short_responses_make_it_td0():
+    """alpha 0.05: a 12-token response gets lambda_policy 0 (one-step TD), a 100-token one 0.8."""
+    import warnings
+
+    from trainer.critic import TD0_WARNING, vapo_gae
+
+    a = _gae_cfg("vapo")
+    values = torch.full((3, 100), 0.25)
+    scores = torch.tensor([1.0, -1.0, 1.0])
+    short = torch.zeros(3, 100)
+    short[:, :12] = 1
+    with pytest.warns(UserWarning, match=r"1/alpha = 20 tokens.*raise algo\.alpha"):
+        adv, ret, lam = vapo_gae(a, scores, values * short, short, pretrain=False)
+    assert torch.equal(lam, torch.zeros(3))
+    # lambda 0: A_t is the one-step TD error r_t + V_{t+1} - V_t (0 inside, reward - V on the last token)
+    torch.testing.assert_close(adv[:, :11], torch.zeros(3, 11))
+    torch.testing.assert_close(adv[:, 11], scores - 0.25)
+    torch.testing.assert_close(ret[:, :12], scores[:, None].expand(3, 12))  # lambda_critic 1: MC returns
+    assert "{limit" in TD0_WARNING  # the limit is filled in from alpha, not hard-coded
+
+    long = torch.ones(3, 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning: lambda 0.8 for every response
+        _, _, lam = vapo_gae(a, scores, values, long, pretrain=False)
+        torch.testing.assert_close(lam, torch.full((3,), 0.8))
+        # alpha 0.5 lifts 12-token responses to lambda 1 - 1/6, and the warning goes away
+        _, _, lam = vapo_gae(_gae_cfg("vapo", alpha=0.5), scores, values * short, short, pretrain=False)
+        torch.testing.assert_close(lam, torch.full((3,), 1 - 1 / 6))
+        vapo_gae(
+            a, scores, values * short, short, pretrain=True
+        )  # value pretraining: no policy update, no warning
+
+
+def test_ppo_gae_reports_its_fixed_lambda():
+    from trainer.critic import ppo_gae
+
+    mask = torch.ones(2, 5)
+    _, _, lam = ppo_gae(
+        _gae_cfg("ppo", lam=0.9), torch.tensor([1.0, 0.0]), torch.zeros(2, 5), mask, pretrain=False
+    )
+    torch.testing.assert_close(lam, torch.full((2,), 0.9))

@@ -62,6 +62,9 @@ def test_preset_trains_two_steps(preset, toy_verl, tmp_path, sft_dir):
     assert any(not torch.equal(start[k], end[k]) for k in end), "the policy did not move"
     if preset in ("ppo", "vapo"):
         assert all(math.isfinite(r["value_loss"]) for r in rows)
+        assert all(0 <= r["gae_lambda_policy"] <= 1 for r in rows)  # logged: near 0 means one-step TD
+        if preset == "ppo":
+            assert all(r["gae_lambda_policy"] == pytest.approx(0.95) for r in rows)
         assert (run / "checkpoints/step-000002/critic/model.safetensors").exists()
     if preset == "vapo":
         assert rows[0]["value_pretrain"] == 1 and "loss" not in rows[0]  # step 1 trains the critic only
@@ -78,7 +81,9 @@ def test_entropy_top_quantile_with_any_preset(preset, toy_verl, tmp_path, sft_di
     """algo.entropy_top_quantile 0.2: about a fifth of the trained tokens get policy gradient, and the policy moves."""
     from trainer.loop import train
 
-    run = train(_cfg(preset, toy_verl, tmp_path / preset, sft_dir[0], entropy_top_quantile=0.2), progress=False)
+    run = train(
+        _cfg(preset, toy_verl, tmp_path / preset, sft_dir[0], entropy_top_quantile=0.2), progress=False
+    )
     rows = _rows(run)
     assert [r["step"] for r in rows] == [1, 2]
     assert all(0.1 <= r["pg_token_share"] <= 0.35 for r in rows), [r["pg_token_share"] for r in rows]
