@@ -22,62 +22,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from typer.core import TyperGroup
-from typer.exceptions import TyperException
 
 import dapo_extras
-
-# Errors a user can fix, whose messages say how: printed as one `error:` line, exit code 2.
-# Exception types defined in our own packages count too; names of other libraries' types are
-# looked up only when that library is already imported (it raised, so it is).
-_USER_ERRORS = (ValueError, OSError)
-_LIBRARY_ERRORS = (("duckdb", "Error"), ("yaml", "YAMLError"), ("pyarrow", "ArrowException"),
-                   ("openai", "OpenAIError"), ("httpx", "HTTPError"))  # fmt: skip
-_OUR_PACKAGES = ("verifiers", "mathdata", "pipelines", "trainer")
-
-
-def _is_user_error(e: BaseException) -> bool:
-    if isinstance(e, _USER_ERRORS) or type(e).__module__.split(".")[0] in _OUR_PACKAGES:
-        return True
-    for module, name in _LIBRARY_ERRORS:
-        cls = getattr(sys.modules.get(module), name, None)
-        if isinstance(cls, type) and isinstance(e, cls):
-            return True
-    return False
-
-
-def error_line(e: BaseException) -> tuple[str, int]:
-    """What `dapo` prints for an exception a command raised, and the exit code."""
-    if isinstance(e, OSError) and e.strerror and e.filename is not None:  # "[Errno 2] ..." -> "path: reason"
-        return f"error: {e.filename}: {e.strerror}", 2
-    msg = str(e).strip() or type(e).__name__
-    if _is_user_error(e):
-        return f"error: {msg}", 2
-    return (
-        f"error: unexpected {type(e).__name__}: {msg}\n"
-        "       (a bug: rerun with `dapo --debug ...` for the traceback and report it)",
-        1,
-    )
-
-
-class _OneLineErrors(TyperGroup):
-    """Any command's exception becomes one or two lines without a traceback; `dapo --debug` shows it."""
-
-    def invoke(self, ctx: typer.Context):
-        try:
-            return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, TyperException):
-            raise
-        except Exception as e:
-            if ctx.params.get("debug") or os.environ.get("DAPO_DEBUG", "") not in ("", "0"):
-                raise
-            line, code = error_line(e)
-            typer.secho(line, fg="red", err=True)
-            raise typer.Exit(code) from None
-
+from dapo_errors import OneLineErrors, error_line  # noqa: F401  (error_line: part of this module's API)
 
 app = typer.Typer(
-    cls=_OneLineErrors,
+    cls=OneLineErrors,
     name="dapo",
     help="Math RL toolkit: build integer-answer corpora, verify answers, train with DAPO.",
     no_args_is_help=True,
@@ -236,7 +186,6 @@ def eval_cmd(
     Samples are cached in --out as they arrive; rerunning the same command resumes a killed run.
     Writes report.json, samples.parquet, report.md and pass_at_k.png; graded by this project's verifier.
     """
-    import os
 
     from mathdata.evaluation import (
         EvalConfig,
@@ -323,7 +272,6 @@ app.command("eval")(eval_cmd)
 def doctor() -> None:
     """Check the install: whose `verifiers` is on the path, which extras are installed, torch/CUDA, vLLM, Ray."""
     import platform
-    import sys
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as _v
 
@@ -412,7 +360,6 @@ _register_all()
 
 
 def main() -> None:
-    import sys
 
     # at start: with a foreign `verifiers` only doctor, version and --help run (its commands may be gone)
     if _FOREIGN and len(sys.argv) > 1 and sys.argv[1] not in (*_ALWAYS, "--help"):

@@ -31,3 +31,27 @@ def test_error_lines():
     assert error_line(json.JSONDecodeError("Expecting value", "x", 0))[1] == 2
     line, code = error_line(ZeroDivisionError("division by zero"))  # a bug, not bad input
     assert code == 1 and len(line.splitlines()) == 2 and "--debug" in line and "ZeroDivisionError" in line
+
+
+def test_python_m_trainer_errors_are_one_line_too(tmp_path, monkeypatch):
+    """`python -m trainer` (what torchrun launches) prints one error line per rank, not a traceback."""
+    import trainer.loop
+    from trainer.__main__ import app as trainer_app
+
+    missing = tmp_path / "nope.yaml"
+    r = CliRunner().invoke(trainer_app, ["train", str(missing)])
+    assert r.exit_code == 2 and r.output.strip() == f"error: config file {missing} not found"
+
+    # an exception no command catches (a bug): two lines naming it, exit 1; --debug lets it through
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text(f"train:\n  out: {tmp_path / 'run'}\n")
+
+    def boom(*a, **k):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(trainer.loop, "train", boom)
+    r = CliRunner().invoke(trainer_app, ["train", str(cfg), "--no-progress"])
+    assert r.exit_code == 1, r.output
+    assert r.output.splitlines()[0] == "error: unexpected RuntimeError: boom" and "DAPO_DEBUG" in r.output
+    r = CliRunner().invoke(trainer_app, ["--debug", "train", str(cfg), "--no-progress", "--overwrite"])
+    assert isinstance(r.exception, RuntimeError)
