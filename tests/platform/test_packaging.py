@@ -55,6 +55,13 @@ def test_pyproject_core_is_small_and_torch_is_not_pinned():
     assert "vllm" not in {_req_name(r) for r in extras["all"]}  # vllm pins its own torch
 
 
+def test_every_top_level_module_is_packaged():
+    """pyproject's py-modules names every dapo_*.py at the root (the core install check copies that glob):
+    a module left out installs a `dapo` that cannot import it."""
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["py-modules"]
+    assert sorted(listed) == sorted(p.stem for p in ROOT.glob("*.py") if p.stem.startswith("dapo_"))
+
+
 def test_extras_table_mirrors_pyproject():
     """Every third-party requirement of an extra is probed by dapo_extras (so `require` is honest)."""
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
