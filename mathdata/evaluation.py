@@ -836,9 +836,7 @@ def _write_outputs(out: Path, report: dict, rows: list[dict], curves: dict[str, 
         atomic_write(out / "pass_at_k.png", plot_pass_at_k(curves, report))
     except ImportError as e:  # matplotlib is a core dependency; say so rather than fail the run
         files["plot"] = f"not drawn: {e}"
-    atomic_write(
-        out / "report.json", json.dumps({**report, "files": files}, indent=1, ensure_ascii=False)
-    )
+    atomic_write(out / "report.json", json.dumps({**report, "files": files}, indent=1, ensure_ascii=False))
     return files
 
 

@@ -266,7 +266,6 @@ def build(
 
     from rich.console import Console
 
-
     cfg = load_config(config)
     out = Path(out_dir)
     console = console or Console(stderr=True)

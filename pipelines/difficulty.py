@@ -33,7 +33,9 @@ async def difficulty_record(
     """The record with `checks.difficulty`; outside [min_pass, max_pass] it is marked, not dropped."""
     if record.get("status") != "kept" or not record.get("answer"):
         return record
-    correct, scored = await solver_agreement(record, llm, n, temperature)  # the solver's sampler: same draws, same cache
+    correct, scored = await solver_agreement(
+        record, llm, n, temperature
+    )  # the solver's sampler: same draws, same cache
     checks = json.loads(record.get("checks") or "{}")
     rate = correct / scored if scored else None
     checks["difficulty"] = {

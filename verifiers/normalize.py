@@ -426,7 +426,16 @@ def _plain_math(s: str) -> str:
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                 "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
                 "nineteen")  # fmt: skip
-TENS_WORDS = {"twenty": 2, "thirty": 3, "forty": 4, "fifty": 5, "sixty": 6, "seventy": 7, "eighty": 8, "ninety": 9}
+TENS_WORDS = {
+    "twenty": 2,
+    "thirty": 3,
+    "forty": 4,
+    "fifty": 5,
+    "sixty": 6,
+    "seventy": 7,
+    "eighty": 8,
+    "ninety": 9,
+}
 _ONES = {w: i for i, w in enumerate(NUMBER_WORDS)}
 _TENS = {w: 10 * d for w, d in TENS_WORDS.items()}
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}

@@ -84,7 +84,9 @@ def _cov_case():
 
 def test_token_covariance_hand_values():
     logp, adv, mask = _cov_case()
-    torch.testing.assert_close(obj.token_covariance(logp, adv, mask), torch.tensor([[2.25, 0.25, -0.25, 3.75]]))
+    torch.testing.assert_close(
+        obj.token_covariance(logp, adv, mask), torch.tensor([[2.25, 0.25, -0.25, 3.75]])
+    )
 
 
 def test_kl_cov_penalises_the_top_covariance_tokens():
@@ -104,7 +106,9 @@ def test_kl_cov_penalises_the_top_covariance_tokens():
 def test_clip_cov_detaches_tokens_drawn_from_the_covariance_band():
     logp, adv, mask = _cov_case()
     # band (1, 5): tokens 0 (2.25) and 3 (3.75); ratio 1 -> k = min(4, 2) = 2, both; ratio 0.25 -> one of them
-    assert obj.cov_select_band(logp, adv, mask, ratio=1.0, low=1.0, high=5.0).tolist() == [[True, False, False, True]]
+    assert obj.cov_select_band(logp, adv, mask, ratio=1.0, low=1.0, high=5.0).tolist() == [
+        [True, False, False, True]
+    ]
     for seed in range(5):
         one = obj.cov_select_band(logp, adv, mask, ratio=0.25, low=1.0, high=5.0,
                                   generator=torch.Generator().manual_seed(seed))  # fmt: skip
