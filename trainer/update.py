@@ -171,7 +171,7 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
     # equal mini-batches as fit, at least one; a full batch gives mini-batches of exactly `mbs`
     n_mb = max(1, N // mbs)
     agg = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0, "grad_norm": 0.0,
-           "rc_masked": 0.0}  # fmt: skip
+           "grad_clipped": 0.0, "rc_masked": 0.0}  # fmt: skip
     first: dict = {}
     updates = 0
     model.train()
@@ -187,6 +187,7 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
             for k, v in st.items():
                 agg[k] += v
             agg["grad_norm"] += float(gn)
+            agg["grad_clipped"] += float(float(gn) > cfg.optim.grad_clip)
     toks = max(agg["tokens"], 1.0)
     if metrics is not None and first.get("resp_tokens"):
         n = first["resp_tokens"]
@@ -206,6 +207,9 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
         "clip_frac_high": agg["clip_high"] / toks,
         "kl_old": agg["kl_old"] / toks,
         "grad_norm": agg["grad_norm"] / max(updates, 1),
+        # share of this step's updates whose gradient optim.grad_clip scaled down: near 1 means every
+        # update is norm-clipped (a loss on another scale, e.g. dcpo's, needs a larger clip)
+        "grad_clipped": agg["grad_clipped"] / max(updates, 1),
         "updates": updates,
         "rc_masked_share": agg["rc_masked"] / toks,  # trained tokens the rollout-correction masks removed
     }

@@ -300,3 +300,21 @@ def test_short_batches_split_into_the_mini_batches_that_fit(tiny_policy, n_group
     assert out["updates"] == updates and len(sizes) == updates
     assert sum(sizes) == 2 * len(batch)  # every response in one mini-batch per epoch
     assert out["rc_masked_share"] == 0.0  # no rollout correction configured
+
+
+@pytest.mark.parametrize("grad_clip, clipped", [(1e-6, 1.0), (1e9, 0.0)])
+def test_update_reports_the_share_of_norm_clipped_updates(tiny_policy, grad_clip, clipped):
+    """`grad_clipped`: the share of a step's optimiser updates whose gradient optim.grad_clip scaled down."""
+    from trainer.update import update
+
+    model, tok = tiny_policy
+    cfg = build_config({"preset": "dapo", "rollout": {"n": 4, "max_new_tokens": 16}, "algo": {"overlong_buffer": 4},
+                        "train": {"prompts_per_step": 3, "mini_batch_size": 6}, "optim": {"grad_clip": grad_clip}})  # fmt: skip
+    groups = _random_groups(3, 4, len(tok))
+    batch = make_batch(groups, tok.pad_token_id, overlong_filter=True)
+    old, _ = score_tokens(model, batch, temperature=1.0, micro=12)
+    batch = batch.with_(adv=advantages(cfg.algo, groups, batch.loss_mask), old=old)
+    opt = torch.optim.SGD(model.parameters(), lr=0.0)  # lr 0: the shared fixture's weights stay as they are
+    st = update(cfg, model, opt, batch)
+    assert st["updates"] == 2 and st["grad_norm"] > 1e-6
+    assert st["grad_clipped"] == clipped
