@@ -182,8 +182,12 @@ def parse_variant(text: str) -> tuple[str, str, dict]:
         raise ValueError(
             f"--variant {text!r}: write NAME=PRESET:key=value[;key=value], e.g. vapo_a=vapo:algo.alpha=0.5"
         )
+    items = [x.strip() for x in sets.split(";") if x.strip()]
+    bad = [x for x in items if "." not in x.partition("=")[0]]
+    if bad:
+        raise ValueError(f"--variant {text!r}: {bad[0]!r} is not section.key=value (e.g. algo.alpha=0.5)")
     try:
-        over = apply_sets({}, [x.strip() for x in sets.split(";") if x.strip()])
+        over = apply_sets({}, items)
     except ConfigError as e:
         raise ValueError(f"--variant {text!r}: {e}") from None
     return name.strip(), preset.strip(), over

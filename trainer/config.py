@@ -485,8 +485,8 @@ def apply_sets(data: dict, sets: list[str] | None) -> dict:
     for item in sets or []:
         key, eq, val = item.partition("=")
         parts = key.strip().split(".")
-        if not eq or len(parts) < 2 or not all(parts):
-            raise ConfigError(f"--set {item!r}: write section.key=value, e.g. --set algo.eps_high=0.28")
+        if not eq or not all(parts):  # a bare key is fine: `preset=grpo`, or a verl/TRL alias
+            raise ConfigError(f"--set {item!r}: write key.sub=value, e.g. --set algo.eps_high=0.28")
         node = data
         for p in parts[:-1]:
             node = node.setdefault(p, {})
