@@ -100,3 +100,15 @@ def test_sampling_and_correction_keys_accepted():
                         "algo": {"keep_surplus": True, "on_max_gen_batches": "train", "tis_cap": 3.0,
                                  "tis_level": "sequence", "rc_seq_band": [0.5, 2.0], "rc_token_band": [0.1, 10]}})  # fmt: skip
     assert cfg.algo.rc_seq_band == (0.5, 2.0) and cfg.data.difficulty_skip_above == 0.9
+
+
+def test_set_accepts_a_bare_top_level_key_and_explains_an_alias():
+    """`--set preset=grpo` picks the preset; a verl/TRL key given bare gets the key to write instead."""
+    from trainer.config import ConfigError, load_config
+
+    cfg = load_config(sets=["preset=grpo", "optim.lr=3e-4"])
+    assert (cfg.algo.name, cfg.optim.lr) == ("grpo", 3e-4)
+    with pytest.raises(ConfigError, match="write optim.grad_clip instead"):
+        load_config(sets=["max_grad_norm=0.5"])
+    with pytest.raises(ConfigError, match="write key.sub=value"):
+        load_config(sets=["algo.eps_high"])
