@@ -101,6 +101,12 @@ def _select_top(old, adv, mask, a, gen):
 
 
 # ---------------------------------------------------------------- the table
+# Every row states dynamic_sampling, overlong_filter, overlong_penalty and kl_coef itself, so no preset inherits DAPO's dynamic
+# sampling or overlong filter/penalty from AlgoConfig's defaults unseen. Only dapo (its paper's
+# recipe) and vapo (its paper adopts DAPO's length-aware reward) shape; the others' papers define an
+# objective on the plain verifiable reward. GSPO (arXiv 2507.18071) and DCPO (arXiv 2509.02333) in
+# particular specify neither the overlong filter nor the soft overlong penalty as part of the
+# algorithm, so their rows leave both off (before, they took them from the defaults unnoticed).
 _NO_SHAPING = {"dynamic_sampling": False, "overlong_filter": False, "overlong_penalty": False, "kl_coef": 0.0}
 _CRITIC_KEYS = ("gamma", "value_clip", "critic_lr", "value_pretrain_steps", "ntp_coef")
 
@@ -118,22 +124,21 @@ ALGORITHMS: dict[str, Algorithm] = {
             "dapo", "DAPO: clip-higher 0.2/0.28, dynamic sampling, token-level loss, overlong filter + penalty",
             _group, _clipped, "token_mean",
             {"std_normalize": True, "eps_low": 0.2, "eps_high": 0.28, "dynamic_sampling": True,
-             "overlong_filter": True, "overlong_penalty": True, "kl_coef": 0.0},
+             "filter_metric": "acc", "overlong_filter": True, "overlong_penalty": True, "kl_coef": 0.0},
             verl="recipe/dapo: clip_ratio_high=0.28, loss_agg_mode=token-mean, filter_groups.enable=True",
             trl='GRPOConfig(loss_type="dapo", epsilon_high=0.28, mask_truncated_completions=True)',
         ),
         Algorithm(
             "dr_grpo", "Dr.GRPO: no std in the advantage, token sums over a constant G x Lmax",
             _group, _clipped, "token_sum_constant",
-            {"std_normalize": False, "eps_low": 0.2, "eps_high": 0.2, "dynamic_sampling": False,
-             "overlong_filter": False, "overlong_penalty": False},
+            {"std_normalize": False, "eps_low": 0.2, "eps_high": 0.2, **_NO_SHAPING},
             verl="norm_adv_by_std_in_grpo=False, loss_agg_mode=seq-mean-token-sum-norm",
             trl='GRPOConfig(loss_type="dr_grpo", scale_rewards="none")',
         ),
         Algorithm(
             "gspo", "GSPO: one length-normalised sequence ratio per response, clipped to [1-3e-4, 1+4e-4]",
             _group, _gspo, "token_mean",
-            {"std_normalize": True, "eps_low": 3e-4, "eps_high": 4e-4, "dynamic_sampling": False},
+            {"std_normalize": True, "eps_low": 3e-4, "eps_high": 4e-4, **_NO_SHAPING},
             seq_level=True,
             verl="actor.policy_loss.loss_mode=gspo, clip_ratio_low=3e-4, clip_ratio_high=4e-4",
             trl='GRPOConfig(importance_sampling_level="sequence", epsilon=3e-4, epsilon_high=4e-4)',
@@ -141,7 +146,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "dcpo", "DCPO: per-token clip bounds from the old probability, smoothed per-prompt advantages",
             _dcpo, _dcpo_loss, "seq_sum_token_mean",
-            {"eps_low": 0.16, "eps_high": 0.2, "dynamic_sampling": False},
+            {"eps_low": 0.16, "eps_high": 0.2, **_NO_SHAPING},
             state=adv_.DCPOStats, verl="none", trl="none",
         ),
         Algorithm(

@@ -80,19 +80,34 @@ def train_cmd(
     list_presets: Annotated[
         bool, typer.Option("--list-presets", help="print every preset with a one-line description, then exit")
     ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="print the effective config (a run's config.yaml, with where each algo key came from), "
+            "then exit without training or writing anything",
+        ),
+    ] = False,
 ) -> None:
     """RL-train a policy on a verl Parquet (DAPO by default); metrics, plots and checkpoints go to train.out.
 
     `--resume` continues a run from its latest checkpoint with the run's own config.yaml (give only
     what changes, e.g. --set train.steps=400). Multi-process: `torchrun --nproc_per_node N -m trainer
-    train CONFIG` (rank 0 logs and saves).
+    train CONFIG` (rank 0 logs and saves). A config file that changes a key its preset sets is
+    refused unless the change is marked (`algo.override: [KEY]` in the file, or `--set algo.KEY=...`).
     """
     if list_presets:
         from trainer.algorithms import list_presets as presets_table
 
         typer.echo(presets_table())
         return
-    from trainer.config import ConfigError, load_config, resume_config
+    from trainer.config import (
+        ConfigError,
+        config_yaml,
+        load_config,
+        load_config_sources,
+        resume_config_sources,
+    )
 
     sets = list(set_ or [])
     if out is not None:
@@ -102,12 +117,18 @@ def train_cmd(
             run_dir = (
                 out if out is not None else Path(load_config(config, preset=preset, sets=sets).train.out)
             )
-            cfg = resume_config(run_dir, config, preset=preset, sets=sets, allow_changes=allow_config_change)
+            cfg, sources = resume_config_sources(
+                run_dir, config, preset=preset, sets=sets, allow_changes=allow_config_change
+            )
         else:
-            cfg = load_config(config, preset=preset, sets=sets)
-            _fresh_run_dir(Path(cfg.train.out), overwrite=overwrite)
+            cfg, sources = load_config_sources(config, preset=preset, sets=sets)
+            if not dry_run:
+                _fresh_run_dir(Path(cfg.train.out), overwrite=overwrite)
     except ConfigError as e:
         _fail(e)
+    if dry_run:  # the config only: nothing is read beyond it, nothing written
+        typer.echo(config_yaml(cfg, sources), nl=False)
+        return
     from trainer.loop import train
     from trainer.plots import plot_run
     from trainer.sampling import DynamicSamplingError

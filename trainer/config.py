@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from trainer.algorithms import ALGORITHMS, NAMES, OWNED_KEYS
 from trainer.algorithms import preset as algorithm_preset
@@ -96,6 +96,10 @@ class AlgoConfig(_Strict):
     # paper's formula read per prompt), or the whole rollout batch (scaled to a mini-batch's share).
     token_norm: Literal["minibatch", "group", "batch"] = "minibatch"
     dynamic_sampling: bool = True
+    # which groups dynamic sampling keeps: "acc" = some but not all answers correct (DAPO's
+    # 0 < |{o_i correct}| < G, verl's filter_groups.metric=acc); "reward" = two distinct rewards (an
+    # all-right group whose lengths earn different overlong penalties is then kept)
+    filter_metric: Literal["acc", "reward"] = "acc"
     max_gen_batches: int = 8  # generation batches per step before dynamic sampling gives up
     # at max_gen_batches: "error" stops the run (the paper); "train" trains on the informative groups
     # collected so far (logged as dynamic_sampling_short = groups missing); needs at least one.
@@ -137,6 +141,34 @@ class AlgoConfig(_Strict):
     # Any preset: only the top q share of the rollout batch's tokens by entropy (under pi_old) gets
     # policy gradient (the 80/20 finding; q = 0.2 in the paper); None = every token.
     entropy_top_quantile: float | None = None
+    # The algorithm keys (ALGORITHM_KEYS) this config sets on purpose to values other than its
+    # preset's; a config FILE that changes one without naming it here is refused (a `--set
+    # algo.KEY=...` is explicit by itself). A run's config.yaml lists every one that differs, so it loads again.
+    override: list[str] = Field(default_factory=list)
+
+    @field_validator("override")
+    @classmethod
+    def _override_names_algo_keys(cls, keys: list[str]) -> list[str]:
+        unknown = [k for k in keys if k not in ALGORITHM_KEYS]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], ALGORITHM_KEYS, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}?" if close else f"write one of {', '.join(ALGORITHM_KEYS)}"
+            raise ValueError(
+                f"algo.override names {unknown[0]!r}, which is not an algorithm key (a key some preset sets); "
+                f"{hint}. Other algo keys are options any config may set without override"
+            )
+        return sorted(set(keys))
+
+
+# THE ALGORITHM KEYS: the algo keys that some row of the algorithm table sets (clip range, advantage
+# normalisation, loss aggregation, dynamic sampling and its filter, overlong filter/penalty, KL, the
+# critic's and covariance methods' settings ...). A preset owns every one of them: its row's value, else
+# the default below, is what `--preset NAME` means. The other algo keys (overlong_buffer,
+# max_gen_batches, tis_cap, entropy_top_quantile ...) are options, free in any config. Derived from the
+# table, so a new row's keys are covered (README "Presets own their keys").
+ALGORITHM_KEYS: tuple[str, ...] = tuple(
+    k for k in AlgoConfig.model_fields if any(k in algorithm_preset(n)["algo"] for n in NAMES) and k != "name"
+)
 
 
 class OptimConfig(_Strict):
@@ -258,8 +290,12 @@ def _check_sampling_keys(c: Config) -> None:
     """Dynamic-sampling, difficulty-sampling and rollout-correction keys: consistent and in range."""
     a, d = c.algo, c.data
     if not a.dynamic_sampling:
-        stray = [k for k in ("keep_surplus", "on_max_gen_batches") if k in a.model_fields_set]
-        if stray and getattr(a, stray[0]) != AlgoConfig.model_fields[stray[0]].default:
+        stray = [
+            k
+            for k in ("keep_surplus", "on_max_gen_batches", "filter_metric")
+            if k in a.model_fields_set and getattr(a, k) != AlgoConfig.model_fields[k].default
+        ]
+        if stray:
             raise ValueError(
                 f"algo.{stray[0]} applies to dynamic sampling; set algo.dynamic_sampling: true or drop it"
             )
@@ -456,25 +492,123 @@ def build_config(
         raise ConfigError(_explain(err, source)) from None
 
 
+def _read_yaml_file(path: str | Path, what: str = "") -> dict[str, Any]:
+    """A config file's top-level mapping, or a ConfigError naming the file and the fix."""
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} not found") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path} is not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path}: the top level must be a mapping of sections (model, data, rollout, algo, optim, train)"
+        )
+    return data
+
+
+def _algo_section(data: dict) -> dict[str, Any]:
+    algo = data.get("algo")
+    return algo if isinstance(algo, dict) else {}
+
+
+def preset_algo(name: str) -> AlgoConfig:
+    """Every algorithm key at the value preset `name` gives it: its row's setting, else the default."""
+    return AlgoConfig.model_validate(PRESETS[name]["algo"])
+
+
+def preset_deviations(cfg: Config) -> dict[str, tuple[Any, Any]]:
+    """The algorithm keys whose values differ from the preset's: {key: (preset's value, this config's)}.
+
+    (Keys another algorithm owns, e.g. the critic's for dapo, are left out: they are not read.)
+    """
+    base = preset_algo(cfg.algo.name)
+    used = [k for k in ALGORITHM_KEYS if k not in OWNED_KEYS or k in ALGORITHMS[cfg.algo.name].keys]
+    return {
+        k: (getattr(base, k), getattr(cfg.algo, k)) for k in used if getattr(base, k) != getattr(cfg.algo, k)
+    }
+
+
+def _yaml_value(v: Any) -> str:
+    if isinstance(v, tuple):
+        v = list(v)
+    return yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip()
+
+
+def check_preset_keys(cfg: Config, file_data: dict, set_data: dict, *, source: str) -> None:
+    """Refuse a config FILE that changes its preset's algorithm keys without saying so.
+
+    An algorithm key (ALGORITHM_KEYS) under the file's `algo:` whose value differs from the preset's
+    is allowed only when the file lists it in `algo.override` or the command line sets it (`--set
+    algo.KEY=VALUE`); options and keys outside `algo:` (lr, rollout, train ...) are the user's. One
+    line names every such key, its two values and both fixes.
+    """
+    file_algo, set_algo = _algo_section(file_data), _algo_section(set_data)
+    marked = set(file_algo.get("override") or []) | set(set_algo.get("override") or [])
+    for k in sorted(marked):
+        if k not in file_algo and k not in set_algo:
+            raise ConfigError(
+                f"{source}: algo.override names {k}, which this config does not set; set algo.{k} or drop "
+                f"{k} from algo.override"
+            )
+    base = preset_algo(cfg.algo.name)
+    bad = [
+        k
+        for k in ALGORITHM_KEYS
+        if k in file_algo
+        and k not in set_algo
+        and k not in marked
+        and getattr(cfg.algo, k) != getattr(base, k)
+    ]
+    if not bad:
+        return
+    name = cfg.algo.name
+    what = ", ".join(
+        f"algo.{k} {_yaml_value(getattr(cfg.algo, k))} ({name}: {_yaml_value(getattr(base, k))})" for k in bad
+    )
+    sets = " ".join(f"--set algo.{k}={_yaml_value(getattr(cfg.algo, k))}" for k in bad)
+    raise ConfigError(
+        f"{source} disagrees with preset {name} on {what}; drop {'it' if len(bad) == 1 else 'them'} from the "
+        f"file to run {name} as it is, or mark the change as intended: `override: [{', '.join(bad)}]` under "
+        f"algo: in the file, or {sets}"
+    )
+
+
+def _algo_sources(name: str, layers: list[tuple[str, dict]]) -> dict[str, str]:
+    """Where each algorithm key's value came from: the last layer (lowest to highest priority) setting it."""
+    out = {}
+    row = PRESETS[name]["algo"]
+    for k in AlgoConfig.model_fields:
+        out[k] = f"preset {name}" if k in row else "default"
+        for label, data in layers:
+            if k in _algo_section(data):
+                out[k] = label
+    out["override"] = f"the algorithm keys that differ from preset {name}"
+    return out
+
+
 def load_config(
     path: str | Path | None = None, *, preset: str | None = None, sets: list[str] | None = None
 ) -> Config:
-    """Read a YAML file (optional), apply `key.sub=value` overrides, merge onto the preset."""
-    data: dict[str, Any] = {}
-    source = "<defaults>"
-    if path is not None:
-        source = str(path)
-        try:
-            data = yaml.safe_load(Path(path).read_text()) or {}
-        except FileNotFoundError:
-            raise ConfigError(f"config file {path} not found") from None
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path} is not valid YAML: {e}") from None
-        if not isinstance(data, dict):
-            raise ConfigError(
-                f"{path}: the top level must be a mapping of sections (model, data, rollout, algo, optim, train)"
-            )
-    return _apply_sets(data, sets, preset=preset, source=source)
+    """Read a YAML file (optional), apply `key.sub=value` overrides, merge onto the preset.
+
+    A file that changes an algorithm key of its preset without marking it is refused
+    (`check_preset_keys`).
+    """
+    return load_config_sources(path, preset=preset, sets=sets)[0]
+
+
+def load_config_sources(
+    path: str | Path | None = None, *, preset: str | None = None, sets: list[str] | None = None
+) -> tuple[Config, dict[str, str]]:
+    """`load_config`, plus where each algorithm key came from (`dapo train --dry-run` prints it)."""
+    data = _read_yaml_file(path) if path is not None else {}
+    source = str(path) if path is not None else "<defaults>"
+    set_data = apply_sets({}, sets)
+    cfg = build_config(apply_sets(copy.deepcopy(data), sets), preset=preset, source=source)
+    check_preset_keys(cfg, data, set_data, source=source)
+    cfg.algo.override = sorted(preset_deviations(cfg))
+    return cfg, _algo_sources(cfg.algo.name, [(f"file {source}", data), ("--set", set_data)])
 
 
 def apply_sets(data: dict, sets: list[str] | None) -> dict:
@@ -500,16 +634,36 @@ def _apply_sets(data: dict, sets: list[str] | None, *, preset: str | None = None
     return build_config(apply_sets(data, sets), preset=preset, source=source)
 
 
-def dump_config(cfg: Config, path: str | Path) -> None:
-    """Write the resolved config next to a run, atomically."""
-    from trainer.checkpoint import atomic_write_text
-
+def config_dict(cfg: Config) -> dict[str, Any]:
+    """The layout of a run's config.yaml: every key resolved, `algo.override` = the keys off the preset."""
     data = cfg.model_dump(mode="json")
     # leave out the keys other algorithms own (the table's `keys`): the validator rejects them even at
     # their defaults, and the file must load again as a config (`dapo train RUN/config.yaml`)
     for k in OWNED_KEYS - set(ALGORITHMS[cfg.algo.name].keys):
         data["algo"].pop(k, None)
-    atomic_write_text(Path(path), yaml.safe_dump(data, sort_keys=False))
+    data["algo"]["override"] = sorted(preset_deviations(cfg))
+    return data
+
+
+def config_yaml(cfg: Config, sources: dict[str, str] | None = None) -> str:
+    """`config_dict` as YAML; with `sources`, each algo key's line ends in `# <where it came from>`."""
+    lines = yaml.safe_dump(config_dict(cfg), sort_keys=False).splitlines()
+    if sources:
+        section = None
+        for i, line in enumerate(lines):
+            if line and not line.startswith(" "):
+                section = line.split(":")[0]
+            m = re.match(r"  (\w+):", line)
+            if section == "algo" and m and m.group(1) in sources:
+                lines[i] = f"{line}  # {sources[m.group(1)]}"
+    return "\n".join(lines) + "\n"
+
+
+def dump_config(cfg: Config, path: str | Path) -> None:
+    """Write the resolved config next to a run, atomically."""
+    from trainer.checkpoint import atomic_write_text
+
+    atomic_write_text(Path(path), config_yaml(cfg))
 
 
 # Keys a resumed run may change without a flag: how long it runs, where and how it logs, saves and
@@ -561,7 +715,8 @@ def _differing(d: dict, base: dict) -> dict:
 def config_changes(old: Config, new: Config) -> dict[str, tuple[Any, Any]]:
     """Dotted keys whose values differ between two configs: {key: (old, new)}."""
     a, b = _flat(old.model_dump(mode="json")), _flat(new.model_dump(mode="json"))
-    return {k: (a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)}
+    keys = sorted((a.keys() | b.keys()) - {"algo.override"})  # bookkeeping: the changed keys say it
+    return {k: (a.get(k), b.get(k)) for k in keys if a.get(k) != b.get(k)}
 
 
 def resume_config(
@@ -577,6 +732,18 @@ def resume_config(
     The keys a config file (if given again) or `--set` write explicitly go over the saved ones.
     Changing a key outside RESUME_MAY_CHANGE is refused, naming the keys, unless `allow_changes`.
     """
+    return resume_config_sources(run_dir, path, preset=preset, sets=sets, allow_changes=allow_changes)[0]
+
+
+def resume_config_sources(
+    run_dir: str | Path,
+    path: str | Path | None = None,
+    *,
+    preset: str | None = None,
+    sets: list[str] | None = None,
+    allow_changes: bool = False,
+) -> tuple[Config, dict[str, str]]:
+    """`resume_config`, plus where each algorithm key came from (`dapo train --resume --dry-run`)."""
     run_dir = Path(run_dir)
     saved_path = run_dir / "config.yaml"
     if not saved_path.exists():
@@ -593,23 +760,24 @@ def resume_config(
     # reject keys that do not apply to it, e.g. the critic's for dapo, even at their defaults)
     data = _differing(raw, defaults)
     saved = build_config(copy.deepcopy(data), source=str(saved_path))
+    layers: list[tuple[str, dict]] = [(f"file {saved_path}", data)]
+    given: dict[str, Any] = {}
     if path is not None:
-        try:
-            given = yaml.safe_load(Path(path).read_text()) or {}
-        except FileNotFoundError:
-            raise ConfigError(f"config file {path} not found") from None
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path} is not valid YAML: {e}") from None
-        if not isinstance(given, dict):
-            raise ConfigError(f"{path}: the top level must be a mapping of sections")
+        given = _read_yaml_file(path)
+        layers.append((f"file {path}", given))
         if isinstance(given.get("train"), dict):
             given["train"].pop("out", None)  # the run directory is the one being resumed
         data = _deep_merge(data, given)
     if preset is not None:
         data["preset"] = preset
-        data["algo"]["name"] = preset
+        data.setdefault("algo", {})["name"] = preset
     sets = [s for s in sets or [] if not s.strip().startswith("train.out=")]
+    set_data = apply_sets({}, sets)
+    layers.append(("--set", set_data))
     new = _apply_sets(data, sets, source=f"{saved_path} (resumed)")
+    if path is not None:
+        check_preset_keys(new, given, set_data, source=str(path))
+    new.algo.override = sorted(preset_deviations(new))
     new.train.out = str(run_dir)
     changed = {k: v for k, v in config_changes(saved, new).items() if k not in RESUME_MAY_CHANGE}
     if changed and not allow_changes:
@@ -618,4 +786,4 @@ def resume_config(
             f"--resume would change the run's settings ({what}; saved in {saved_path}); resume without "
             f"them, start a new run with another --out, or pass --allow-config-change to resume anyway"
         )
-    return new
+    return new, _algo_sources(new.algo.name, layers)

@@ -94,6 +94,7 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
                     dynamic=a.dynamic_sampling, max_gen_batches=a.max_gen_batches,
                     n=r.n, max_new_tokens=r.max_new_tokens, temperature=r.temperature, top_p=r.top_p,
                     carry=run.surplus.take(), on_max_gen_batches=a.on_max_gen_batches,
+                    filter_metric=a.filter_metric,
                 )  # fmt: skip
             if a.keep_surplus:  # informative groups beyond the target wait for the next step
                 run.surplus.put(rb.surplus)

@@ -1,8 +1,11 @@
-"""DAPO dynamic sampling: over-sample prompts, drop groups whose rewards are all equal, refill.
+"""DAPO dynamic sampling: over-sample prompts, drop groups that are all right or all wrong, refill.
 
-A group where every response gets the same reward has zero advantage everywhere, so it adds
-nothing but noise to the token count; DAPO keeps generating until the batch holds `target`
-informative groups, and after `max_gen_batches` generation batches either gives up loudly
+DAPO's constraint is 0 < |{o_i correct}| < G: a group where every response is right (or every one
+wrong) teaches nothing about correctness, so DAPO keeps generating until the batch holds `target`
+informative groups. Informative is decided by `algo.filter_metric`: `acc` (the default, the paper's
+constraint and verl's `filter_groups.metric=acc`) counts the verifier's correct answers; `reward`
+asks only for two distinct training rewards, so an all-right group whose lengths earn different
+overlong penalties is kept. After `max_gen_batches` generation batches it either gives up loudly
 (`algo.on_max_gen_batches: error`, the paper's behaviour) or trains on the informative groups it
 has (`train`; the step logs `dynamic_sampling_short` = the groups missing).
 
@@ -47,13 +50,27 @@ class Group:
         r = self.rewards
         return max(r) - min(r) > 1e-9
 
+    @property
+    def mixed_correctness(self) -> bool:
+        """DAPO's 0 < |{o_i correct}| < G, from the verifier's verdicts (not from reward > 0)."""
+        right = sum(s.acc for s in self.scores)
+        return 0 < right < len(self.scores)
+
+    def kept_by(self, filter_metric: str) -> bool:
+        """Whether dynamic sampling keeps this group under `algo.filter_metric` (acc or reward)."""
+        if filter_metric == "acc":
+            return self.mixed_correctness
+        if filter_metric == "reward":
+            return self.informative
+        raise ValueError(f"filter_metric {filter_metric!r}: write acc or reward")
+
 
 @dataclass
 class RolloutBatch:
     groups: list[Group]  # the groups trained on
     generated: list[Group] = field(default_factory=list)  # every group sampled this step (metrics)
     gen_batches: int = 0
-    filtered: int = 0  # groups dropped for all-equal rewards
+    filtered: int = 0  # groups dropped by the filter (all right / all wrong, or all-equal rewards)
     carried: int = 0  # groups of `groups` taken from the previous step's surplus
     surplus: list[Group] = field(default_factory=list)  # informative groups beyond the target
     short: int = 0  # groups missing from the target when max_gen_batches ran out (on_max_gen_batches: train)
@@ -82,6 +99,7 @@ def collect(
     top_p: float,
     carry: list[Group] | None = None,
     on_max_gen_batches: str = "error",
+    filter_metric: str = "acc",
 ) -> RolloutBatch:
     """Sample groups until `target` are kept (all of them when `dynamic` is off).
 
@@ -89,6 +107,8 @@ def collect(
     `target` are returned in `surplus` again, not trained). `on_max_gen_batches`: "error" raises
     `DynamicSamplingError` when `max_gen_batches` generation batches did not fill the target;
     "train" returns the groups kept so far (`short` says how many are missing), unless there is none.
+    `filter_metric`: "acc" keeps groups with some but not all answers correct; "reward" keeps groups
+    with two distinct rewards.
 
     Under torchrun every rank calls this with the same sampler (and the same carry): each generates
     and scores its slice of every generation batch (`ShardedGeneration`), and all ranks keep the
@@ -96,6 +116,9 @@ def collect(
     """
     if on_max_gen_batches not in ("error", "train"):
         raise ValueError(f"on_max_gen_batches {on_max_gen_batches!r}: write error or train")
+    if filter_metric not in ("acc", "reward"):
+        raise ValueError(f"filter_metric {filter_metric!r}: write acc or reward")
+    dropped_as = "were all right or all wrong" if filter_metric == "acc" else "had all-equal rewards"
     if D.is_distributed():
         engine = sharded = ShardedGeneration(engine, prompts, sampler, score)
         sampler, score = sharded.sampler, sharded.score
@@ -109,7 +132,7 @@ def collect(
             gen = len(batch.generated)
             raise DynamicSamplingError(
                 f"dynamic sampling kept {len(batch.groups)} of {target} groups after max_gen_batches={max_gen_batches} "
-                f"generation batches ({gen} prompts sampled, {batch.filtered} had all-equal rewards). The policy solves "
+                f"generation batches ({gen} prompts sampled, {batch.filtered} {dropped_as}). The policy solves "
                 "all or none of the responses for most prompts: raise algo.max_gen_batches or train.gen_prompts, "
                 "change the data difficulty, set algo.on_max_gen_batches: train (train on the groups kept; "
                 "needs at least one), or set algo.dynamic_sampling: false"
@@ -123,7 +146,7 @@ def collect(
         for p, samples in zip(chosen, outs, strict=True):
             g = Group(p, samples, score(samples, p.gold))
             batch.generated.append(g)
-            if not dynamic or g.informative:
+            if not dynamic or g.kept_by(filter_metric):
                 batch.groups.append(g)
             else:
                 batch.filtered += 1

@@ -14,10 +14,12 @@ def test_presets_differ_where_the_papers_do():
 
 def test_user_keys_override_preset(tmp_path):
     p = tmp_path / "c.yaml"
-    p.write_text("preset: dapo\nalgo:\n  eps_high: 0.3\nrollout:\n  n: 4\n")
+    # a preset's key changed in a file needs the override marker (test_preset_keys.py)
+    p.write_text("preset: dapo\nalgo:\n  eps_high: 0.3\n  override: [eps_high]\nrollout:\n  n: 4\n")
     cfg = load_config(p, sets=["train.steps=7", "algo.token_norm=group"])
     assert cfg.algo.eps_high == 0.3 and cfg.rollout.n == 4 and cfg.train.steps == 7
     assert cfg.algo.token_norm == "group" and cfg.algo.eps_low == 0.2
+    assert cfg.algo.override == ["eps_high"]
 
 
 def test_unknown_key_suggests_the_right_one():
