@@ -38,7 +38,7 @@ def tiny_train_yaml(path, data: str, out: str, steps: int = 1) -> str:
         "model": {"tiny": TINY},
         "data": {"train": data},
         "rollout": {"n": 4, "max_new_tokens": 8},
-        "algo": {"dynamic_sampling": False, "overlong_buffer": 2},
+        "algo": {"dynamic_sampling": False, "override": ["dynamic_sampling"], "overlong_buffer": 2},
         "train": {"steps": steps, "prompts_per_step": 2, "out": out, "tensorboard": False, "threads": 1},
     }
     path.write_text(yaml.safe_dump(cfg))

@@ -63,7 +63,12 @@ def test_two_train_steps_with_the_vllm_engine(vllm_py, make_vllm_env, tiny_model
         "model": {"path": str(tiny_model_dir)},
         "data": {"train": _toy_parquet(tmp_path / "train.parquet"), "max_prompt_len": 128},
         "rollout": {"engine": "vllm", "n": 4, "max_new_tokens": 16},
-        "algo": {"overlong_buffer": 4, "dynamic_sampling": False, "tis_cap": 2.0},
+        "algo": {
+            "overlong_buffer": 4,
+            "dynamic_sampling": False,
+            "override": ["dynamic_sampling"],
+            "tis_cap": 2.0,
+        },
         "optim": {"lr": 1e-3, "warmup_steps": 1},
         "train": {"steps": 2, "prompts_per_step": 2, "out": str(tmp_path / "run"), "tensorboard": False},
     }

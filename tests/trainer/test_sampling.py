@@ -160,3 +160,44 @@ def test_on_max_gen_batches_train_still_fails_with_nothing_to_train_on():
         collect(engine, prompts, PromptSampler(2, 0), _score, target=2, gen_prompts=1, dynamic=True,
                 max_gen_batches=2, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0,
                 on_max_gen_batches="train")  # fmt: skip
+
+
+class LengthEngine:
+    """Answers prompt i with fixed (text, response length) pairs, so the overlong penalty varies."""
+
+    def __init__(self, answers: dict[int, list[tuple[str, int]]]):
+        self.answers = answers
+
+    def generate(self, prompt_ids, *, n, max_new_tokens, temperature, top_p):
+        return [
+            [Sample(p, [5] * length, [-0.1] * length, False, text) for text, length in self.answers[p[0]][:n]]
+            for p in prompt_ids
+        ]
+
+
+@pytest.mark.parametrize(("metric", "kept"), [("acc", ["1"]), ("reward", ["0", "1"])])
+def test_filter_metric_acc_drops_an_all_right_group_whose_lengths_differ(metric, kept):
+    """DAPO's 0 < |correct| < G (acc) vs distinct rewards: an all-right group, half of it penalised
+    for length to a reward of 0 (64 tokens, Lmax 64, Lcache 8), is dropped under acc and kept under
+    reward; correctness is the verifier's verdict, not reward > 0."""
+    right, wrong = "Answer: 1", "Answer: 2"
+    engine = LengthEngine({0: [(right, 3), (right, 64)] * 2, 1: [(right, 64), (wrong, 3)] * 2})
+    prompts = [Prompt(str(i), [i], "1", "q") for i in range(2)]
+    rb = collect(engine, prompts, PromptSampler(2, 0), _score, target=2, gen_prompts=2, dynamic=True,
+                 max_gen_batches=1, n=4, max_new_tokens=64, temperature=1.0, top_p=1.0,
+                 on_max_gen_batches="train", filter_metric=metric)  # fmt: skip
+    by_key = {g.prompt.key: g for g in rb.generated}
+    assert by_key["0"].rewards == [1.0, 0.0, 1.0, 0.0] and all(s.acc for s in by_key["0"].scores)
+    assert by_key["1"].rewards == [0.0, -1.0, 0.0, -1.0]  # the right answer's reward is 0, still correct
+    assert sorted(g.prompt.key for g in rb.groups) == kept
+    assert rb.filtered == 2 - len(kept) and rb.short == 2 - len(kept)
+
+
+def test_filter_metric_acc_error_says_what_was_dropped():
+    prompts, engine = _setup(["right", "wrong"])
+    with pytest.raises(DynamicSamplingError, match="2 were all right or all wrong"):
+        collect(engine, prompts, PromptSampler(2, 0), _score, target=1, gen_prompts=2, dynamic=True,
+                max_gen_batches=1, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0)  # fmt: skip
+    with pytest.raises(ValueError, match="filter_metric 'score': write acc or reward"):
+        collect(engine, prompts, PromptSampler(2, 0), _score, target=1, gen_prompts=2, dynamic=True,
+                max_gen_batches=1, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0, filter_metric="score")  # fmt: skip
