@@ -492,7 +492,7 @@ def build_config(
         raise ConfigError(_explain(err, source)) from None
 
 
-def _read_yaml_file(path: str | Path, what: str = "") -> dict[str, Any]:
+def _read_yaml_file(path: str | Path) -> dict[str, Any]:
     """A config file's top-level mapping, or a ConfigError naming the file and the fix."""
     try:
         data = yaml.safe_load(Path(path).read_text()) or {}

@@ -406,7 +406,10 @@ def _train_cfg(sft: Path, data: str, out: Path, **train) -> dict:
         "model": {"path": str(sft)},
         "data": {"train": data, "max_prompt_len": 256},
         "rollout": {"n": 4, "max_new_tokens": 16},
-        "algo": {"overlong_buffer": 4, "dynamic_sampling": True, "max_gen_batches": 8},
+        # the toy policy is rarely right: its groups differ by overlong penalty, so filter on reward
+        # (a file changing a preset's key marks it: algo.override)
+        "algo": {"overlong_buffer": 4, "dynamic_sampling": True, "max_gen_batches": 8, "filter_metric": "reward",
+                 "override": ["filter_metric"]},
         "optim": {"lr": 1e-3, "warmup_steps": 1},
         "train": {"steps": 1, "prompts_per_step": 3, "gen_prompts": 5, "mini_batch_size": 6, "micro_batch_size": 2,
                   "epochs": 2, "out": str(out), "tensorboard": False, **train},

@@ -198,6 +198,8 @@ def _sampling_cfg(train_path, out, model_path, steps=3):
             "rollout": {"n": 4, "max_new_tokens": 16},
             "algo": {
                 "overlong_buffer": 4,
+                # the toy policy is rarely right: its groups differ by overlong penalty, not correctness
+                "filter_metric": "reward",
                 "keep_surplus": True,
                 "max_gen_batches": 2,
                 "on_max_gen_batches": "train",
