@@ -198,3 +198,21 @@ def test_python_m_trainer_dry_run_shares_the_path(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert yaml.safe_load(proc.stdout)["algo"]["eps_low"] == 3e-4 and list(tmp_path.iterdir()) == []
+
+
+def test_dry_run_with_resume_prints_the_runs_own_config(tmp_path):
+    from trainer.config import dump_config, load_config
+
+    run = tmp_path / "run"
+    run.mkdir()
+    dump_config(
+        load_config(preset="grpo", sets=["algo.kl_coef=0.01", f"train.out={run}"]), run / "config.yaml"
+    )
+    before = _snapshot(tmp_path)
+    r, out = _train("--out", str(run), "--resume", "--set", "train.steps=80", "--dry-run")
+    assert r.exit_code == 0, out
+    cfg = yaml.safe_load(r.output)
+    assert cfg["preset"] == "grpo" and cfg["algo"]["kl_coef"] == 0.01 and cfg["train"]["steps"] == 80
+    notes = _algo_comments(r.output)
+    assert notes["kl_coef"] == f"file {run / 'config.yaml'}" and notes["eps_high"] == "preset grpo"
+    assert _snapshot(tmp_path) == before
