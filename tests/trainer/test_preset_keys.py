@@ -6,6 +6,7 @@ Parametrized over every row of the algorithm table, so a new preset is covered w
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 import yaml
@@ -40,10 +41,8 @@ def _other_value(name: str, key: str):
     v = getattr(preset_algo(name), key)
     if isinstance(v, bool):
         return not v
-    if key == "loss_agg":
-        return "seq_mean_token_mean" if v != "seq_mean_token_mean" else "token_mean"
-    if key == "filter_metric":
-        return "reward" if v == "acc" else "acc"
+    if isinstance(v, str):  # a Literal: another of its choices
+        return next(c for c in get_args(AlgoConfig.model_fields[key].annotation) if c != v)
     if isinstance(v, int):
         return v + 1
     return round(v / 2, 6) if v else 0.1  # halving keeps every range (eps, cov_ratio, gamma, ...) valid
