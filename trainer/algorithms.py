@@ -63,7 +63,9 @@ def _reinforce_pp(a, rewards, keys, mask, state):
 
 # ---------------------------------------------------------------- loss adapters
 def _clipped(logp, old, adv, mask, mb, a):
-    return obj.clipped_token_loss(logp, old, adv, eps_low=a.eps_low, eps_high=a.eps_high)
+    return obj.clipped_token_loss(
+        logp, old, adv, eps_low=a.eps_low, eps_high=a.eps_high, clip_ratio_c=a.clip_ratio_c
+    )
 
 
 def _dcpo_loss(logp, old, adv, mask, mb, a):
@@ -118,7 +120,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             "dapo", "DAPO: clip-higher 0.2/0.28, dynamic sampling, token-level loss, overlong filter + penalty",
             _group, _clipped, "token_mean",
             {"std_normalize": True, "eps_low": 0.2, "eps_high": 0.28, "dynamic_sampling": True,
-             "overlong_filter": True, "overlong_penalty": True, "kl_coef": 0.0},
+             "overlong_filter": True, "overlong_penalty": True, "kl_coef": 0.0, "clip_ratio_c": 10.0},
             verl="recipe/dapo: clip_ratio_high=0.28, loss_agg_mode=token-mean, filter_groups.enable=True",
             trl='GRPOConfig(loss_type="dapo", epsilon_high=0.28, mask_truncated_completions=True)',
         ),
@@ -206,6 +208,8 @@ ALGORITHMS: dict[str, Algorithm] = {
 }  # fmt: skip
 
 NAMES = tuple(ALGORITHMS)
+# presets whose loss is the clipped token loss: the ones algo.clip_ratio_c (dual-clip) applies to
+DUAL_CLIP = tuple(name for name, row in ALGORITHMS.items() if row.loss is _clipped)
 OWNED_KEYS = frozenset(k for row in ALGORITHMS.values() for k in row.keys)
 
 
