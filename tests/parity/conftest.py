@@ -1,0 +1,72 @@
+"""Parity tests: our arithmetic against verl's and TRL's own code (`make test-parity` installs both).
+
+verl's `core_algos` imports omegaconf, which needs antlr4 4.9 while math-verify (a core dependency)
+needs antlr4 4.13; the two cannot share site-packages. `make test-parity` therefore installs verl's
+import-time dependencies (omegaconf, antlr4 4.9, tensordict, ...) into `.venv/parity-deps` and this
+conftest puts that folder first on sys.path. Nothing here imports math-verify, so the older antlr4
+is the only one loaded. Missing peers skip the tests, unless PARITY_STRICT=1 (set by make), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+PARITY_DEPS = Path(os.environ.get("PARITY_DEPS", Path(sys.prefix) / "parity-deps"))
+if PARITY_DEPS.is_dir() and str(PARITY_DEPS) not in sys.path:
+    sys.path.insert(0, str(PARITY_DEPS))
+
+torch.set_num_threads(1)
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.parity)
+
+
+def _peer(import_it, what: str):
+    try:
+        return import_it()
+    except ImportError as e:
+        msg = f"{what} is not importable ({e}); run `make test-parity`, which installs the pinned peers"
+        if os.environ.get("PARITY_STRICT") == "1":
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+@pytest.fixture(scope="session")
+def verl():
+    """verl.trainer.ppo.core_algos (and the config classes its loss functions take)."""
+
+    def load():
+        import verl.trainer.ppo.core_algos as core
+        from verl.trainer.config import AlgoConfig
+        from verl.workers.config import ActorConfig, PolicyLossConfig
+
+        core.ActorConfig, core.PolicyLossConfig, core.VerlAlgoConfig = (
+            ActorConfig,
+            PolicyLossConfig,
+            AlgoConfig,
+        )
+        return core
+
+    return _peer(load, "verl")
+
+
+@pytest.fixture(scope="session")
+def trl():
+    """The trl module with GRPOTrainer / RLOOTrainer importable."""
+
+    def load():
+        import trl
+        from trl import GRPOConfig, GRPOTrainer, RLOOConfig, RLOOTrainer  # noqa: F401
+
+        return trl
+
+    return _peer(load, "trl")
