@@ -18,7 +18,7 @@ def group_advantages(rewards: Tensor, *, std_normalize: bool = True, eps: float 
     GRPO and DAPO divide by the (unbiased, as TRL and verl do) group std; Dr.GRPO does not,
     because the std re-weights prompts by difficulty. A group whose rewards are all equal gets
     exactly 0: in float32 the mean of eight rewards of 0.7 is not exactly 0.7, and dividing that
-    rounding residue by its own std (+ 1e-6) would give |A| = 0.056 (verl and TRL do give it).
+    rounding residue by its own std (+ 1e-6) would give |A| = 0.056, as verl's float32 code does.
     The moments are taken in float64 for the same reason; the result is float32.
     """
     if rewards.dim() != 2:

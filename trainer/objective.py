@@ -17,7 +17,8 @@ What the loop back-propagates for one micro-batch is `policy_loss` at the bottom
 
 - pg_t: the algorithm's per-token (or per-sequence) surrogate, with a minus sign: `clipped_token_loss`
   (grpo, dapo, ...), `dcpo_token_loss`, `gspo_seq_loss`, `cispo_token_loss`, `gmpo_seq_loss`,
-  `clip_cov_token_loss`, `kl_cov_token_loss`; which one an algorithm uses is its row in
+  `clip_cov_token_loss`, `kl_cov_token_loss` (the clipped loss takes verl's dual-clip cap
+  algo.clip_ratio_c: for A < 0 at most c |A|); which one an algorithm uses is its row in
   trainer/algorithms.py. `entropy_top_mask` (algo.entropy_top_quantile) keeps pg_t only on the
   highest-entropy tokens.
 - w_t: rollout correction between the trainer and the rollout engine (trainer/correction.py):
