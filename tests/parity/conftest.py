@@ -2,9 +2,9 @@
 
 verl's `core_algos` imports omegaconf, which needs antlr4 4.9 while math-verify (a core dependency)
 needs antlr4 4.13; the two cannot share site-packages. `make test-parity` therefore installs verl's
-import-time dependencies (omegaconf, antlr4 4.9, tensordict, ...) into `.venv/parity-deps` and this
-conftest puts that folder first on sys.path. Nothing here imports math-verify, so the older antlr4
-is the only one loaded. Missing peers skip the tests, unless PARITY_STRICT=1 (set by make), where they fail.
+import-time dependencies (omegaconf, antlr4 4.9, tensordict, ...) into `.venv/parity-deps` and the
+`verl` fixture puts that folder first on sys.path (only then, so a default `pytest` run is untouched).
+Nothing under tests/parity imports math-verify, so the older antlr4 is the only one loaded. Missing peers skip the tests, unless PARITY_STRICT=1 (set by make), where they fail.
 """
 
 from __future__ import annotations
@@ -17,10 +17,21 @@ import pytest
 import torch
 
 PARITY_DEPS = Path(os.environ.get("PARITY_DEPS", Path(sys.prefix) / "parity-deps"))
-if PARITY_DEPS.is_dir() and str(PARITY_DEPS) not in sys.path:
-    sys.path.insert(0, str(PARITY_DEPS))
 
 torch.set_num_threads(1)
+
+
+def _use_parity_deps() -> None:
+    """Put .venv/parity-deps first on sys.path, only when a verl test runs: in a default `pytest`
+    run (parity deselected) its antlr4 4.9 must not shadow the 4.13 that math-verify needs."""
+    if PARITY_DEPS.is_dir() and str(PARITY_DEPS) not in sys.path:
+        sys.path.insert(0, str(PARITY_DEPS))
+    antlr = sys.modules.get("antlr4")
+    if antlr is not None and not str(getattr(antlr, "__file__", "")).startswith(str(PARITY_DEPS)):
+        raise ImportError(
+            "antlr4 was imported before verl's omegaconf could get its 4.9 (math-verify loads 4.13); "
+            "run the parity tests on their own: make test-parity (pytest -m parity tests/parity)"
+        )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -45,6 +56,7 @@ def verl():
     """verl.trainer.ppo.core_algos (and the config classes its loss functions take)."""
 
     def load():
+        _use_parity_deps()
         import verl.trainer.ppo.core_algos as core
         from verl.trainer.config import AlgoConfig
         from verl.workers.config import ActorConfig, PolicyLossConfig
