@@ -53,11 +53,13 @@ def _peer(import_it, what: str):
 
 @pytest.fixture(scope="session")
 def verl():
-    """verl.trainer.ppo.core_algos (and the config classes its loss functions take)."""
+    """verl.trainer.ppo.core_algos, with the config classes its loss functions take and
+    `rollout_corr` (verl.trainer.ppo.rollout_corr_helper)."""
 
     def load():
         _use_parity_deps()
         import verl.trainer.ppo.core_algos as core
+        import verl.trainer.ppo.rollout_corr_helper as rollout_corr
         from verl.trainer.config import AlgoConfig
         from verl.workers.config import ActorConfig, PolicyLossConfig
 
@@ -66,6 +68,7 @@ def verl():
             PolicyLossConfig,
             AlgoConfig,
         )
+        core.rollout_corr = rollout_corr
         return core
 
     return _peer(load, "verl")

@@ -82,13 +82,13 @@ def algo_config(name: str, **overrides) -> AlgoConfig:
     return AlgoConfig(**{**PRESETS[name]["algo"], **overrides})
 
 
-def batch_of(b: Ragged, adv: torch.Tensor, *, selected=None, pg_mask=None) -> Batch:
+def batch_of(b: Ragged, adv: torch.Tensor, *, selected=None, pg_mask=None, engine=None) -> Batch:
     """A trainer Batch carrying the ragged batch (token ids are irrelevant to the loss)."""
     N, T = b.mask.shape
     zeros = torch.zeros(N, T + 1, dtype=torch.long)
     return Batch(
         ids=zeros, attn=zeros, pos=zeros, resp=zeros[:, :T], mask=b.mask, loss_mask=b.loss_mask,
-        engine_logp=b.old, group=torch.tensor(b.index), truncated=b.loss_mask.sum(1) == 0,
+        engine_logp=b.old if engine is None else engine, group=torch.tensor(b.index), truncated=b.loss_mask.sum(1) == 0,
         acc=(b.rewards.reshape(-1) > 0), adv=adv, old=b.old, ref=b.ref, pg_mask=pg_mask, selected=selected,
     )  # fmt: skip
 

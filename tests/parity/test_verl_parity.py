@@ -251,3 +251,79 @@ def test_cov_presets_match_verl_on_policy(verl, name, seed):
     actor = verl_actor(verl, loss_mode=name, eps_low=0.2, eps_high=0.2, agg="token-mean", policy_loss=pl)
     torch.manual_seed(seed)  # verl's clip_cov draws with the global generator
     _assert_same(ours, verl_loss(verl, actor, b, _tok(adv, b))[0], b)
+
+
+# ---------------------------------------------------------------- rollout correction (trainer/correction.py)
+def _engine(b, seed):
+    return b.old + 0.4 * torch.randn(b.old.shape, generator=torch.Generator().manual_seed(seed + 100))
+
+
+def _verl_rs(band):
+    """Our band [lo, hi] on rho = pi_old / pi_engine as verl's k1 rejection option: verl's token_k1 is
+    -log rho and its "lower_upper" threshold bounds pi_engine / pi_old, so the band inverts."""
+    kind, (lo, hi) = band
+    return ("token_k1" if kind == "token" else "seq_mean_k1"), f"{1 / hi}_{1 / lo}"
+
+
+BANDS = [None, ("token", (0.5, 2.0)), ("seq", (0.8, 1.25))]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("level", ["token", "sequence"])
+@pytest.mark.parametrize("band", BANDS, ids=["no-band", "token-band", "seq-band"])
+def test_rollout_correction_weights_and_masks_match_verl(verl, seed, level, band):
+    from trainer.correction import correction_weights
+
+    b = ragged(seed)
+    engine = _engine(b, seed)
+    rs, thr = _verl_rs(band) if band else (None, None)
+    w_v, mask_v, _ = verl.rollout_corr.compute_rollout_correction_and_rejection_mask(
+        b.old,
+        engine,
+        b.loss_mask,
+        rollout_is=level,
+        rollout_is_threshold=2.0,
+        rollout_rs=rs,
+        rollout_rs_threshold=thr,
+    )
+    bands = {} if band is None else {f"{band[0]}_band": band[1]}
+    w, keep = correction_weights(b.old, engine, b.loss_mask, is_level=level, is_cap=2.0, **bands)
+    _close(w * b.loss_mask, w_v.batch["rollout_is_weights"])
+    assert torch.equal(keep * b.loss_mask, mask_v.float())
+    assert band is None or (keep * b.loss_mask).sum() < b.loss_mask.sum()  # the band removed something
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rollout_rejection_leaves_verls_token_count_and_stays_in_ours(verl, seed):
+    """Differs by design: verl's rejection rewrites response_mask, so rejected tokens leave the
+    token-mean denominator; ours zeroes their loss and keeps counting them. token_mean: verl's loss
+    is ours times (trained tokens / tokens kept)."""
+    b = ragged(seed)
+    engine = _engine(b, seed)
+    a = algo_config("dapo", tis_cap=2.0, rc_token_band=(0.5, 2.0))
+    adv = _our_adv("dapo", b)
+    ours, _ = our_loss(a, batch_of(b, adv, engine=engine), b.logp, micro=2)
+    rs, thr = _verl_rs(("token", (0.5, 2.0)))
+    w_v, mask_v, _ = verl.rollout_corr.compute_rollout_correction_and_rejection_mask(
+        b.old,
+        engine,
+        b.loss_mask,
+        rollout_is="token",
+        rollout_is_threshold=2.0,
+        rollout_rs=rs,
+        rollout_rs_threshold=thr,
+    )
+    actor = verl_actor(verl, eps_low=0.2, eps_high=0.28, agg="token-mean", clip_ratio_c=10.0)
+    actor.global_batch_info.update(
+        dp_size=1, batch_num_tokens=int(mask_v.sum()), global_batch_size=len(b.mask)
+    )
+    fn = verl.get_policy_loss_fn("vanilla")
+    theirs = sum(
+        fn(old_log_prob=b.old[r], log_prob=b.logp[r], advantages=_tok(adv, b)[r], response_mask=mask_v[r],
+           loss_agg_mode="token-mean", config=actor, rollout_is_weights=w_v.batch["rollout_is_weights"][r])[0]
+        for r in torch.arange(len(b.mask)).tensor_split(2)
+    )  # fmt: skip
+    scale = mask_v.sum() / b.loss_mask.sum()
+    assert scale < 1
+    _close((theirs * scale).detach(), sum(ours).detach())
+    _close(grad(theirs, b.logp) * scale, grad(sum(ours), b.logp))
