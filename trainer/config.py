@@ -16,7 +16,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from trainer.algorithms import ALGORITHMS, NAMES, OWNED_KEYS
+from trainer.algorithms import ALGORITHMS, DUAL_CLIP, NAMES, OWNED_KEYS
 from trainer.algorithms import preset as algorithm_preset
 
 
@@ -111,7 +111,11 @@ class AlgoConfig(_Strict):
     overlong_penalty: bool = True  # soft overlong punishment added to the reward
     overlong_buffer: int = 16  # Lcache, in tokens
     kl_coef: float = 0.0
-    kl_kind: Literal["k1", "k3"] = "k3"
+    kl_kind: Literal["k1", "k2", "k3"] = "k3"  # objective.kl_penalty: verl's kl / mse / low_var_kl
+    # Dual-clip PPO (verl's actor.clip_ratio_c): for A < 0 the token loss is capped at c |A| (c > 1).
+    # None = no cap, the GRPO/PPO papers' objective; the dapo preset sets 10.0 as DAPO's verl recipe
+    # does. verl always applies it (default 3.0): write 3.0 to match a verl run with default settings.
+    clip_ratio_c: float | None = None
     old_logprobs: Literal["recompute", "engine"] = "recompute"
     # Truncated importance sampling: each token's loss times min(pi_trainer / pi_engine, tis_cap)
     # (corrects the engine's numerics, e.g. vLLM); None = off.
@@ -240,6 +244,16 @@ class Config(_Strict):
         if a.eps_low < 0 or a.eps_high < 0 or a.eps_low > 1:
             raise ValueError(
                 f"clip ranges must satisfy 0 <= eps_low <= 1 and eps_high >= 0, got {a.eps_low}, {a.eps_high}"
+            )
+        if a.clip_ratio_c is not None and a.clip_ratio_c <= 1:
+            raise ValueError(
+                f"algo.clip_ratio_c caps a negative-advantage token's loss at c |A| and must be > 1, got "
+                f"{a.clip_ratio_c}; write e.g. 3.0 (verl's default) or 10.0 (DAPO's recipe), or null for no cap"
+            )
+        if a.clip_ratio_c is not None and a.name not in DUAL_CLIP:
+            raise ValueError(
+                f"algo.clip_ratio_c (dual-clip) applies to the clipped token loss of {', '.join(DUAL_CLIP)}; "
+                f"{a.name} has its own loss: drop clip_ratio_c or write clip_ratio_c: null"
             )
         if a.dynamic_sampling and a.max_gen_batches < 1:
             raise ValueError("algo.max_gen_batches must be >= 1 when dynamic_sampling is on")

@@ -17,7 +17,8 @@ What the loop back-propagates for one micro-batch is `policy_loss` at the bottom
 
 - pg_t: the algorithm's per-token (or per-sequence) surrogate, with a minus sign: `clipped_token_loss`
   (grpo, dapo, ...), `dcpo_token_loss`, `gspo_seq_loss`, `cispo_token_loss`, `gmpo_seq_loss`,
-  `clip_cov_token_loss`, `kl_cov_token_loss`; which one an algorithm uses is its row in
+  `clip_cov_token_loss`, `kl_cov_token_loss` (the clipped loss takes verl's dual-clip cap
+  algo.clip_ratio_c: for A < 0 at most c |A|); which one an algorithm uses is its row in
   trainer/algorithms.py. `entropy_top_mask` (algo.entropy_top_quantile) keeps pg_t only on the
   highest-entropy tokens.
 - w_t: rollout correction between the trainer and the rollout engine (trainer/correction.py):
@@ -62,19 +63,37 @@ def _ppo_surrogate(ratio: Tensor, clipped: Tensor, adv: Tensor) -> Tensor:
 
 
 def clipped_token_loss(
-    logp: Tensor, old_logp: Tensor, adv: Tensor, *, eps_low: float, eps_high: float
+    logp: Tensor,
+    old_logp: Tensor,
+    adv: Tensor,
+    *,
+    eps_low: float,
+    eps_high: float,
+    clip_ratio_c: float | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """PPO/GRPO/DAPO token loss -min(r A, clip(r, 1-eps_low, 1+eps_high) A); DAPO's clip-higher is eps_high > eps_low.
 
-    Returns (loss [B,T], clip_low [B,T], clip_high [B,T]); a flag marks a token whose gradient the
-    clip removed: A < 0 with r below the band (clip_low) or A > 0 with r above it (clip_high).
+    `clip_ratio_c` (dual-clip PPO, Ye et al. 2019; verl's `clip_ratio_c`): for A < 0 the loss is
+    capped at c |A|, so a negative-advantage token whose ratio exploded (r > c) cannot dominate the
+    batch; None = no cap (the papers' objective). Returns (loss [B,T], clip_low [B,T], clip_high [B,T]);
+    a flag marks a token whose gradient a clip removed: A < 0 with r below the band (clip_low) or
+    A > 0 with r above it (clip_high). `dual_clip_mask` gives the tokens the cap removed.
     """
     ratio = _ratio(logp, old_logp)  # [B, T]
     clipped = ratio.clamp(1.0 - eps_low, 1.0 + eps_high)
     loss = _ppo_surrogate(ratio, clipped, adv)
+    if clip_ratio_c is not None:
+        loss = torch.where(adv < 0, torch.minimum(loss, -clip_ratio_c * adv), loss)
     clip_low = (ratio < 1.0 - eps_low) & (adv < 0)
     clip_high = (ratio > 1.0 + eps_high) & (adv > 0)
     return loss, clip_low, clip_high
+
+
+def dual_clip_mask(logp: Tensor, old_logp: Tensor, adv: Tensor, clip_ratio_c: float | None) -> Tensor:
+    """[B,T] bool: tokens whose loss the dual-clip cap c |A| replaced (A < 0 and r > c); none when c is None."""
+    if clip_ratio_c is None:
+        return torch.zeros_like(adv, dtype=torch.bool)
+    return (adv < 0) & (_ratio(logp, old_logp) > clip_ratio_c)
 
 
 def dcpo_bounds(old_logp: Tensor, *, eps_low: float = 0.16, eps_high: float = 0.2, ratio_cap: float = 10.0):
@@ -299,12 +318,17 @@ def aggregate(
     raise ValueError(f"unknown loss aggregation mode {mode!r}; use one of {', '.join(AGG_MODES)}")
 
 
+K3_CLAMP = 10.0  # verl clamps low_var_kl (k3) to [-10, 10]: one token far from the reference cannot swamp the KL term
+
+
 def kl_penalty(logp: Tensor, ref_logp: Tensor, kind: str = "k3") -> Tensor:
     """Per-token KL(pi || ref) estimate from sampled tokens (Schulman's estimators).
 
-    k1 = log pi - log ref (unbiased, high variance, can be negative); k3 = exp(d) - d - 1 with
-    d = log ref - log pi (unbiased, always >= 0, what GRPO uses). d is clamped to [-20, 20] so a
-    rare token far from the reference cannot produce inf.
+    k1 = log pi - log ref (unbiased, high variance, can be negative); k2 = (log pi - log ref)^2 / 2
+    (biased, low variance; its gradient is the unbiased gradient of KL); k3 = exp(d) - d - 1 with
+    d = log ref - log pi (unbiased, always >= 0, what GRPO uses). As in verl's `low_var_kl`, d is
+    clamped to [-20, 20] (no inf) and k3 to [-10, 10], in effect at most 10 (past it the token's KL
+    gradient is 0).
     """
     if kind == "k1":
         return logp - ref_logp
@@ -312,7 +336,7 @@ def kl_penalty(logp: Tensor, ref_logp: Tensor, kind: str = "k3") -> Tensor:
         return 0.5 * (logp - ref_logp) ** 2
     if kind == "k3":
         d = (ref_logp - logp).clamp(-20.0, 20.0)
-        return torch.exp(d) - d - 1.0
+        return (torch.exp(d) - d - 1.0).clamp(-K3_CLAMP, K3_CLAMP)
     raise ValueError(f"unknown KL estimator {kind!r}; use 'k1', 'k2' or 'k3'")
 
 
@@ -406,7 +430,9 @@ def normalisers(a, full, mb, n_minibatches: int, *, G: int, max_len: int) -> dic
         tokens = full.loss_mask.sum().item() / n_minibatches
     group_tokens = torch.zeros(int(full.group.max()) + 1, device=full.loss_mask.device)
     group_tokens.index_add_(0, full.group, full.loss_mask.sum(1))
-    seqs = (mb.loss_mask.sum(1) > 0).sum().item()
+    # every response of the mini-batch counts, an overlong-filtered (all-zero) row included, as verl's
+    # engine worker (global_batch_size = ppo_mini_batch_size x n) and TRL (a mean over rows) count them
+    seqs = len(mb)
     return {
         "tokens": tokens,
         "seqs": seqs,
@@ -477,6 +503,10 @@ def policy_loss(a, algo, logp: Tensor, mb, norm: dict) -> tuple[Tensor, dict]:
         stats = {
             "clip_low": (cl_tok.float() * m).sum().item(),
             "clip_high": (ch_tok.float() * m).sum().item(),
+            "clip_dual": 0.0
+            if algo.seq_level
+            # tokens whose loss the dual-clip cap replaced
+            else (dual_clip_mask(logp, old, adv_tok, a.clip_ratio_c).float() * m).sum().item(),
             "kl_old": ((torch.exp(-d) - 1 + d) * m).sum().item(),  # k3 estimate of KL(pi_old || pi)
             "tokens": m.sum().item(),
             "rc_masked": rc_masked,  # tokens the rollout-correction masks removed

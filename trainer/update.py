@@ -130,7 +130,8 @@ def accumulate_grads(
     steps = math.ceil(len(rows) / micro)
     if D.is_fsdp(model):  # every rank must run the same number of forward/backward (FSDP2 collectives)
         steps = math.ceil(len(D.shard_range(len(mb), 0)) / micro)
-    tot = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0, "rc_masked": 0.0}
+    tot = {"clip_low": 0.0, "clip_high": 0.0, "clip_dual": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0,
+           "rc_masked": 0.0}  # fmt: skip
     local = {} if many and metrics is not None else metrics
     for k in range(steps):
         idx = torch.tensor(rows[k * micro : (k + 1) * micro], dtype=torch.long)
@@ -170,7 +171,7 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
     # a short batch (dynamic sampling with on_max_gen_batches: train) is split into as many nearly
     # equal mini-batches as fit, at least one; a full batch gives mini-batches of exactly `mbs`
     n_mb = max(1, N // mbs)
-    agg = {"clip_low": 0.0, "clip_high": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0, "grad_norm": 0.0,
+    agg = {"clip_low": 0.0, "clip_high": 0.0, "clip_dual": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0, "grad_norm": 0.0,
            "grad_clipped": 0.0, "rc_masked": 0.0}  # fmt: skip
     first: dict = {}
     updates = 0
@@ -205,6 +206,7 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
         "loss": agg["loss"] / max(updates, 1),  # micro-batch losses already sum to each mini-batch's loss
         "clip_frac_low": agg["clip_low"] / toks,
         "clip_frac_high": agg["clip_high"] / toks,
+        "clip_frac_dual": agg["clip_dual"] / toks,  # A < 0 tokens whose loss algo.clip_ratio_c capped
         "kl_old": agg["kl_old"] / toks,
         "grad_norm": agg["grad_norm"] / max(updates, 1),
         # share of this step's updates whose gradient optim.grad_clip scaled down: near 1 means every

@@ -184,3 +184,14 @@ def test_ppo_advantages_outcome_reward():
     adv, ret = ppo_advantages(torch.tensor([1.0]), values, mask, gamma=1.0, lam=0.5)
     torch.testing.assert_close(adv, torch.tensor([[0.125, 0.25, 0.5, 0.0]]))
     torch.testing.assert_close(ret, torch.tensor([[0.625, 0.75, 1.0, 0.0]]))
+
+
+@pytest.mark.parametrize("value", [0.7, 0.1, -0.3, 1 / 3])
+def test_all_equal_non_dyadic_group_gets_exactly_zero(value):
+    """In float32 the mean of eight 0.7s is not 0.7; the residue over its own std once gave |A| = 0.056."""
+    from trainer.advantages import rloo_advantages
+
+    r = torch.tensor([[value] * 8, [1.0, -1.0, 1.0, 1.0, -1.0, 1.0, -1.0, 1.0]])
+    for adv in (group_advantages(r), group_advantages(r, std_normalize=False), rloo_advantages(r)):
+        assert torch.equal(adv[0], torch.zeros(8))
+        assert adv.dtype == torch.float32 and (adv[1] != 0).all()

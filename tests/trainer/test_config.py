@@ -114,3 +114,20 @@ def test_set_accepts_a_bare_top_level_key_and_explains_an_alias():
         load_config(sets=["max_grad_norm=0.5"])
     with pytest.raises(ConfigError, match="write key.sub=value"):
         load_config(sets=["algo.eps_high"])
+
+
+def test_dual_clip_key_dapo_preset_and_its_checks():
+    assert build_config(preset="dapo").algo.clip_ratio_c == 10.0  # DAPO's verl recipe
+    assert build_config(preset="grpo").algo.clip_ratio_c is None  # the papers' objective: no cap
+    assert build_config(preset="grpo", overrides={"algo": {"clip_ratio_c": 3.0}}).algo.clip_ratio_c == 3.0
+    with pytest.raises(ConfigError, match=r"clip_ratio_c .* must be > 1"):
+        build_config(preset="grpo", overrides={"algo": {"clip_ratio_c": 0.5}})
+    with pytest.raises(ConfigError, match=r"clip_ratio_c \(dual-clip\) applies to .*gspo has its own loss"):
+        build_config(preset="gspo", overrides={"algo": {"clip_ratio_c": 3.0}})
+
+
+def test_kl_kind_k2_is_accepted():
+    assert (
+        build_config(preset="grpo", overrides={"algo": {"kl_coef": 0.001, "kl_kind": "k2"}}).algo.kl_kind
+        == "k2"
+    )

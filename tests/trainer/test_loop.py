@@ -158,7 +158,8 @@ def test_train_step_on_toy_parquet_and_exact_resume(toy_verl, tmp_path, sft_dir,
     rows = [json.loads(x) for x in (a / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1, 2]
     for key in ("reward_mean", "acc", "response_length_mean", "truncation_ratio", "entropy", "mean_prob",
-                "clip_frac_low", "clip_frac_high", "gen_batches", "filtered_share", "kl_old", "grad_norm", "lr",
+                "clip_frac_low", "clip_frac_high", "clip_frac_dual", "gen_batches", "filtered_share", "kl_old",
+                "grad_norm", "lr",
                 "tokens_per_s", "step_time"):  # fmt: skip
         assert key in rows[0], key
     assert rows[0]["updates"] == 4  # 8 responses / mini-batch 4 x 2 epochs

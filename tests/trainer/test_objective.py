@@ -13,6 +13,7 @@ from trainer.objective import (
     clipped_token_loss,
     dcpo_bounds,
     dcpo_token_loss,
+    dual_clip_mask,
     entropy_from_logits,
     gspo_seq_loss,
     kl_penalty,
@@ -257,6 +258,50 @@ def test_kl_estimators():
     assert torch.isfinite(kl_penalty(torch.tensor([0.0]), torch.tensor([-1e4]), "k3")).all()
     with pytest.raises(ValueError, match="k1"):
         kl_penalty(logp, ref, "k9")
+
+
+def test_k3_is_clamped_at_10_like_verls_low_var_kl():
+    logp = _leaf([0.0, 0.0])
+    ref = torch.tensor([-1.0, 3.0])  # k3 = e^-1 + 1 - 1 = 0.3679; e^3 - 3 - 1 = 16.09 -> 10
+    kl = kl_penalty(logp, ref, "k3")
+    assert kl.tolist() == pytest.approx([math.exp(-1), 10.0], rel=1e-6)
+    kl.sum().backward()
+    assert logp.grad.tolist() == pytest.approx([1 - math.exp(-1), 0.0], rel=1e-6)  # clamped: no gradient
+
+
+def test_dual_clip_caps_negative_advantage_tokens_at_c_times_abs_a():
+    # ratios 5, 2, 5 with A = -1, -1, +1; c = 3: only the first token (A < 0, r > c) is capped
+    old = torch.zeros(1, 3)
+    logp = _leaf([[LN(5), LN(2), LN(5)]])
+    adv = torch.tensor([[-1.0, -1.0, 1.0]])
+    loss, lo, hi = clipped_token_loss(logp, old, adv, eps_low=0.2, eps_high=0.28, clip_ratio_c=3.0)
+    assert loss[0].tolist() == pytest.approx([3.0, 2.0, -1.28])  # uncapped: [5, 2, -1.28]
+    loss.sum().backward()
+    assert logp.grad[0].tolist() == pytest.approx(
+        [0.0, 2.0, 0.0]
+    )  # the cap removes the first token's gradient
+    assert dual_clip_mask(logp, old, adv, 3.0).tolist() == [[True, False, False]]
+    assert not dual_clip_mask(logp, old, adv, None).any()
+    assert not lo.any() and hi.tolist() == [[False, False, True]]
+    uncapped, _, _ = clipped_token_loss(logp, old, adv, eps_low=0.2, eps_high=0.28)
+    assert uncapped[0].tolist() == pytest.approx([5.0, 2.0, -1.28])
+
+
+def test_seq_mean_normaliser_counts_every_response_of_the_mini_batch():
+    """An overlong-filtered (all-zero) row counts in seq-mean's denominator, as in verl's engine and TRL."""
+    from types import SimpleNamespace
+
+    from trainer.objective import normalisers
+
+    class Rows(SimpleNamespace):
+        def __len__(self):
+            return self.loss_mask.shape[0]
+
+    m = torch.tensor([[1.0, 1.0], [0.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
+    mb = Rows(loss_mask=m, group=torch.tensor([0, 0, 1, 1]), acc=torch.ones(4, dtype=torch.bool))
+    a = SimpleNamespace(token_norm="minibatch", loss_agg="seq_mean_token_mean")
+    norm = normalisers(a, mb, mb, 1, G=2, max_len=2)
+    assert norm["seqs"] == 4 and norm["tokens"] == 5
 
 
 def test_value_loss_clipped():
