@@ -13,17 +13,21 @@ The DAPO objective (Yu et al. 2025, eq. 8), maximised over theta:
 
 What the loop back-propagates for one micro-batch is `policy_loss` at the bottom of this file:
 
-    loss = aggregate( pg_t * w_t + kl_coef * KL_t )  [+ ntp_coef * NTP]
+    loss = aggregate( pg_t * w_t * opsm_i + kl_coef * KL_t - entropy_coef * H_t )  [+ ntp_coef * NTP]
 
 - pg_t: the algorithm's per-token (or per-sequence) surrogate, with a minus sign: `clipped_token_loss`
   (grpo, dapo, ...), `dcpo_token_loss`, `gspo_seq_loss`, `cispo_token_loss`, `gmpo_seq_loss`,
-  `clip_cov_token_loss`, `kl_cov_token_loss`; which one an algorithm uses is its row in
-  trainer/algorithms.py. `entropy_top_mask` (algo.entropy_top_quantile) keeps pg_t only on the
+  `clip_cov_token_loss`, `kl_cov_token_loss`, `sapo_token_loss`, `dppo_token_loss`; which one an
+  algorithm uses is its row in trainer/algorithms.py. `entropy_top_mask` (algo.entropy_top_quantile) keeps pg_t only on the
   highest-entropy tokens.
 - w_t: rollout correction between the trainer and the rollout engine (trainer/correction.py):
   truncated importance weights per token (`tis_weights`, algo.tis_cap) or per sequence
   (algo.tis_level), times 0 on responses / tokens whose ratio leaves algo.rc_seq_band / rc_token_band.
-- KL_t: the estimate of KL(pi_theta || pi_ref) (`kl_penalty`), off unless algo.kl_coef > 0.
+- opsm_i: OPSM (algo.off_policy_mask, `off_policy_sequence_mask`): 0 on a negative-advantage response
+  too far (mean KL) from the rollout policy, else 1.
+- KL_t: the estimate of KL(pi_theta || pi_ref) (`kl_penalty`), off unless algo.kl_coef > 0; with
+  algo.kl_unbiased, times pi_theta / pi_old (`unbiased_kl`).
+- H_t: the policy's entropy at the token, with its gradient (algo.entropy_coef, verl's entropy_coeff).
 - aggregate: mask, then divide by the normaliser of `algo.loss_agg` / `algo.token_norm`
   (`aggregate`, `normalisers`): the counts of the whole mini-batch, so accumulating micro-batches
   (and summing ranks) gives exactly the gradient of one big batch.
