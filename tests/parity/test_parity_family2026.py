@@ -53,14 +53,18 @@ def _actor_config(**kw):
     )
 
 
-def _ragged(seed: int, B: int = 12, T: int = 9, spread: float = 0.5):
-    """Random log-probs of a ragged batch (lengths 1..T, one empty row), pi_old nearby, +-1 advantages in groups of 4."""
+def _ragged(seed: int, B: int = 12, T: int = 9, spread: float = 0.5, filtered: bool = True):
+    """Random log-probs of a ragged batch (lengths 1..T; row 3 overlong-filtered, an all-zero mask row, when
+    `filtered`), pi_old nearby, +-1 advantages in groups of 4. Whether a filtered row counts among the
+    responses of a sequence mean is the normaliser's question (tests/parity's other files); the loss tests
+    here use `filtered=False`, where every count agrees."""
     g = torch.Generator().manual_seed(seed)
     old = -torch.rand(B, T, generator=g) * 3 - 0.02
     logp = (old + spread * torch.randn(B, T, generator=g)).clamp(max=-1e-3)
     lengths = torch.randint(1, T + 1, (B,), generator=g)
     mask = (torch.arange(T)[None] < lengths[:, None]).float()
-    mask[3] = 0  # an overlong-filtered response
+    if filtered:
+        mask[3] = 0
     rewards = torch.randint(0, 2, (B // 4, 4), generator=g).float() * 2 - 1
     rewards[0] = 1.0  # an all-equal group
     adv = (rewards - rewards.mean(1, keepdim=True)).reshape(-1)
@@ -86,10 +90,22 @@ def _ours(preset: str, logp, old, mask, adv, entropy=None, **algo):
     return loss.detach(), g
 
 
-def _verl(fn, logp, old, mask, adv, mode, config):
+MICRO = (torch.arange(0, 5), torch.arange(5, 12))  # two uneven micro-batches of a 12-row mini-batch
+
+
+def _verl(fn, logp, old, mask, adv, mode, micro: bool = False, **config):
+    """verl's loss and gradient: the whole batch at once, or (`micro`) summed over MICRO with the
+    mini-batch's counts in `global_batch_info`, as verl's engine worker passes them (dp_size 1)."""
     lp = logp.clone().requires_grad_()
-    loss, _ = fn(old_log_prob=old, log_prob=lp, advantages=adv[:, None].expand_as(lp), response_mask=mask,
-                 loss_agg_mode=mode, config=config)  # fmt: skip
+    advantages = adv[:, None].expand_as(lp)
+    if not micro:
+        loss, _ = fn(old_log_prob=old, log_prob=lp, advantages=advantages, response_mask=mask, loss_agg_mode=mode,
+                     config=_actor_config(**config))  # fmt: skip
+    else:
+        info = {"dp_size": 1, "batch_num_tokens": mask.sum(), "global_batch_size": len(mask)}
+        cfg = _actor_config(global_batch_info=info, **config)
+        loss = sum(fn(old_log_prob=old[r], log_prob=lp[r], advantages=advantages[r], response_mask=mask[r],
+                      loss_agg_mode=mode, config=cfg)[0] for r in MICRO)  # fmt: skip
     (g,) = torch.autograd.grad(loss, lp)
     return loss.detach(), g
 
@@ -111,23 +127,25 @@ def test_reinforce_pp_baseline_matches_verl(seed, ca):
     torch.testing.assert_close(got * mask, want * mask, atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("micro", [False, True], ids=["batch", "micro-batches"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_sapo_matches_verl(seed, ca):
-    logp, old, mask, adv, _ = _ragged(seed)
-    cfg = _actor_config(tau_pos=1.0, tau_neg=1.05)
-    want, g_want = _verl(ca.compute_policy_loss_sapo, logp, old, mask, adv, "seq-mean-token-mean", cfg)
+def test_sapo_matches_verl(seed, micro, ca):
+    logp, old, mask, adv, _ = _ragged(seed, filtered=False)
+    want, g_want = _verl(ca.compute_policy_loss_sapo, logp, old, mask, adv, "seq-mean-token-mean", micro,
+                         tau_pos=1.0, tau_neg=1.05)  # fmt: skip
     got, g_got = _ours("sapo", logp, old, mask, adv)
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(g_got, g_want, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("micro", [False, True], ids=["batch", "micro-batches"])
 @pytest.mark.parametrize(("preset", "delta"), [("dppo_tv", 0.15), ("dppo_kl", 0.05)])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_dppo_matches_verl(preset, delta, seed, ca):
-    logp, old, mask, adv, _ = _ragged(seed, spread=0.8)
-    cfg = _actor_config(clip_ratio=delta, clip_ratio_low=delta, clip_ratio_high=delta, clip_ratio_c=20.0)
+def test_dppo_matches_verl(preset, delta, seed, micro, ca):
+    logp, old, mask, adv, _ = _ragged(seed, spread=0.8, filtered=False)
     fn = ca.compute_policy_loss_dppo_tv if preset == "dppo_tv" else ca.compute_policy_loss_dppo_kl
-    want, g_want = _verl(fn, logp, old, mask, adv, "token-mean", cfg)
+    want, g_want = _verl(fn, logp, old, mask, adv, "token-mean", micro, clip_ratio=delta, clip_ratio_low=delta,
+                         clip_ratio_high=delta, clip_ratio_c=20.0)  # fmt: skip
     got, g_got = _ours(preset, logp, old, mask, adv)
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(g_got, g_want, rtol=1e-5, atol=1e-7)
@@ -141,8 +159,8 @@ def test_entropy_bonus_matches_verl_convention(ca):
     """verl: policy_loss -= entropy_coeff * agg_loss(entropy, mask, loss_agg_mode); ours with algo.entropy_coef."""
     logp, old, mask, adv, _ = _ragged(3, spread=0.8)
     ent = torch.rand(logp.shape, generator=torch.Generator().manual_seed(9)) * 2
-    cfg = _actor_config(clip_ratio=0.15, clip_ratio_low=0.15, clip_ratio_high=0.15, clip_ratio_c=20.0)
-    pg, g_pg = _verl(ca.compute_policy_loss_dppo_tv, logp, old, mask, adv, "token-mean", cfg)
+    pg, g_pg = _verl(ca.compute_policy_loss_dppo_tv, logp, old, mask, adv, "token-mean", clip_ratio=0.15,
+                     clip_ratio_low=0.15, clip_ratio_high=0.15, clip_ratio_c=20.0)  # fmt: skip
     want = pg - 0.01 * ca.agg_loss(ent, mask, "token-mean")
     got, g_got = _ours("dppo_tv", logp, old, mask, adv, entropy=ent, entropy_coef=0.01)
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
@@ -214,9 +232,8 @@ def _trl_loss(trl, logp, old, mask, adv, *, engine=None, ref=None, **kw):
 
 
 def _full_rows(seed, spread=0.5):
-    """TRL's grpo/sapo mean counts empty rows, ours does not (docs/algorithms.md): compare on rows with tokens."""
-    logp, old, mask, adv, _ = _ragged(seed, spread=spread)
-    mask[3, :2] = 1.0
+    """A batch without filtered rows (whether TRL's and our sequence means count them is tested elsewhere)."""
+    logp, old, mask, adv, _ = _ragged(seed, spread=spread, filtered=False)
     return logp, old, mask, adv
 
 
