@@ -225,7 +225,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             select=_select_top, keys=("cov_ratio", "cov_kl_coef"),
             verl="actor.policy_loss.loss_mode=kl_cov, kl_cov_ratio=2e-3, ppo_kl_coef=1", trl="none",
         ),
-        # ---- the 2026 family (docs/algorithms.md, "The 2026 family")
+        # ---- the 2026 family (docs/algorithms.md: one section each, after kl_cov)
         Algorithm(
             "sapo", "SAPO: a soft sigmoid gate on each token ratio instead of a clip (tau 1.0 for A>0, 1.05 for A<0)",
             _group, _sapo, "seq_mean_token_mean",
