@@ -206,3 +206,48 @@ def whiten(x: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:
     mean = (x * mask).sum() / n
     var = (((x - mean) * mask) ** 2).sum() / (n - 1).clamp(min=1)
     return (x - mean) * torch.rsqrt(var + eps) * mask
+
+
+# ---------------------------------------------------------------- the 2026 family (maxrl, reinforce_pp_baseline)
+def _centred(rewards: Tensor) -> Tensor:
+    """R - mean(R) per group [n_groups, G], exactly 0 for a group whose rewards are all equal.
+
+    In float32 mean([0.7] * 8) is not 0.7, so a plain subtraction leaves a small nonzero residue
+    that a later division can inflate.
+    """
+    rewards = rewards.float()
+    same = (rewards == rewards[:, :1]).all(dim=1, keepdim=True)
+    return torch.where(same, torch.zeros_like(rewards), rewards - rewards.mean(dim=1, keepdim=True))
+
+
+def maxrl_advantages(success: Tensor) -> Tensor:
+    """MaxRL (Tajwar et al. 2026, "Maximum Likelihood RL"): A_i = (r_i - mean r) / mean r per group.
+
+    With r in [0, 1] (success), mean r estimates the pass rate p, and dividing by it turns the
+    policy gradient of p into that of log p (maximum likelihood of a correct answer): a prompt
+    solved 1 time in 8 gets 8 times the weight of one solved every time. A group with mean 0 (no
+    success) or all rewards equal gets 0. success [n_groups, G], values >= 0 -> [n_groups, G].
+    """
+    if success.dim() != 2:
+        raise ValueError(f"success must be [n_groups, G], got shape {tuple(success.shape)}")
+    if (success < 0).any():
+        raise ValueError(
+            "maxrl_advantages needs rewards >= 0 (a success rate); map +1/-1 rewards to 1/0 first"
+        )
+    success = success.float()
+    mean = success.mean(dim=1, keepdim=True)
+    return torch.where(mean > 0, _centred(success) / mean.clamp(min=1e-12), torch.zeros_like(success))
+
+
+def reinforce_pp_baseline_advantages(rewards: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:
+    """REINFORCE++-baseline (Hu et al. 2025): subtract the group mean, then whiten over the batch's tokens.
+
+    A_{i,t} = whiten_batch(R_i - mean_group(R)): the group mean removes the prompt's difficulty, the
+    batch std (not each group's, as GRPO) scales every prompt alike. As verl's
+    `reinforce_plus_plus_baseline` estimator: the whitening is over all masked tokens of the batch
+    (mean re-subtracted, unbiased variance). rewards [n_groups, G], mask [N, T] -> [N, T].
+    """
+    if rewards.dim() != 2:
+        raise ValueError(f"rewards must be [n_groups, G], got shape {tuple(rewards.shape)}")
+    centred = _centred(rewards).reshape(-1).to(mask.device)
+    return whiten(broadcast_to_tokens(centred, mask), mask.float(), eps)

@@ -61,6 +61,15 @@ def _reinforce_pp(a, rewards, keys, mask, state):
     return adv_.batch_normalised_advantages(rewards.reshape(-1), mask)
 
 
+def _maxrl(a, rewards, keys, mask, state):
+    # rewards are +1 / -1 (the preset has no overlong penalty): success = (R + 1) / 2 in {0, 1}
+    return adv_.maxrl_advantages((rewards + 1.0) / 2.0).reshape(-1)
+
+
+def _reinforce_pp_baseline(a, rewards, keys, mask, state):
+    return adv_.reinforce_pp_baseline_advantages(rewards, mask)
+
+
 # ---------------------------------------------------------------- loss adapters
 def _clipped(logp, old, adv, mask, mb, a):
     return obj.clipped_token_loss(
@@ -90,6 +99,20 @@ def _clip_cov(logp, old, adv, mask, mb, a):
 
 def _kl_cov(logp, old, adv, mask, mb, a):
     return obj.kl_cov_token_loss(logp, old, adv, mb.selected, coef=a.cov_kl_coef)
+
+
+def _sapo(logp, old, adv, mask, mb, a):
+    return obj.sapo_token_loss(logp, old, adv, tau_pos=a.sapo_tau_pos, tau_neg=a.sapo_tau_neg)
+
+
+def _dppo_tv(logp, old, adv, mask, mb, a):
+    return obj.dppo_token_loss(logp, old, adv, divergence="tv", delta_low=a.eps_low, delta_high=a.eps_high,
+                               ratio_cap=a.dppo_ratio_cap)  # fmt: skip
+
+
+def _dppo_kl(logp, old, adv, mask, mb, a):
+    return obj.dppo_token_loss(logp, old, adv, divergence="kl", delta_low=a.eps_low, delta_high=a.eps_high,
+                               ratio_cap=a.dppo_ratio_cap)  # fmt: skip
 
 
 def _select_band(old, adv, mask, a, gen):
@@ -213,6 +236,43 @@ ALGORITHMS: dict[str, Algorithm] = {
             {"std_normalize": True, **_NO_SHAPING, "cov_ratio": 2e-3, "cov_kl_coef": 1.0},
             select=_select_top, keys=("cov_ratio", "cov_kl_coef"),
             verl="actor.policy_loss.loss_mode=kl_cov, kl_cov_ratio=2e-3, ppo_kl_coef=1", trl="none",
+        ),
+        # ---- the 2026 family (docs/algorithms.md: one section each, after kl_cov)
+        Algorithm(
+            "sapo", "SAPO: a soft sigmoid gate on each token ratio instead of a clip (tau 1.0 for A>0, 1.05 for A<0)",
+            _group, _sapo, "seq_mean_token_mean",
+            {"std_normalize": True, **_NO_SHAPING, "sapo_tau_pos": 1.0, "sapo_tau_neg": 1.05},
+            keys=("sapo_tau_pos", "sapo_tau_neg"),
+            verl="actor.policy_loss.loss_mode=sapo, tau_pos=1.0, tau_neg=1.05 (seq-mean-token-mean)",
+            trl='GRPOConfig(loss_type="sapo", sapo_temperature_pos=1.0, sapo_temperature_neg=1.05)',
+        ),
+        Algorithm(
+            "dppo_tv", "DPPO-TV: drop tokens whose probability moved by more than 0.15 (|p - p_old|), no ratio clip",
+            _group, _dppo_tv, "token_mean",
+            {"std_normalize": True, "eps_low": 0.15, "eps_high": 0.15, **_NO_SHAPING, "dppo_ratio_cap": 20.0},
+            keys=("dppo_ratio_cap",),
+            verl="actor.policy_loss.loss_mode=dppo_tv, clip_ratio_low=0.15, clip_ratio_high=0.15, clip_ratio_c=20",
+            trl='experimental DPPOConfig(divergence_type="binary_tv", epsilon=0.15, epsilon_high=0.15)',
+        ),
+        Algorithm(
+            "dppo_kl", "DPPO-KL: drop tokens whose binary KL to pi_old exceeds 0.05, no ratio clip",
+            _group, _dppo_kl, "token_mean",
+            {"std_normalize": True, "eps_low": 0.05, "eps_high": 0.05, **_NO_SHAPING, "dppo_ratio_cap": 20.0},
+            keys=("dppo_ratio_cap",),
+            verl="actor.policy_loss.loss_mode=dppo_kl, clip_ratio_low=0.05, clip_ratio_high=0.05, clip_ratio_c=20",
+            trl='experimental DPPOConfig(divergence_type="binary_kl", epsilon=0.05, epsilon_high=0.05)',
+        ),
+        Algorithm(
+            "maxrl", "MaxRL: A = (r - mean r) / mean r on 0/1 success (the gradient of log pass-rate), clip 0.2",
+            _maxrl, _clipped, "token_mean",
+            {"eps_low": 0.2, "eps_high": 0.2, **_NO_SHAPING},
+            verl="none", trl="MaxRLTrainer (divides by |mean| + 1e-6)",
+        ),
+        Algorithm(
+            "reinforce_pp_baseline", "REINFORCE++-baseline: group mean subtracted, then whitened over the batch, clip 0.2",
+            _reinforce_pp_baseline, _clipped, "token_mean",
+            {"eps_low": 0.2, "eps_high": 0.2, **_NO_SHAPING},
+            verl="algorithm.adv_estimator=reinforce_plus_plus_baseline", trl="none",
         ),
     ]
 }  # fmt: skip

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from trainer.algorithms import ALGORITHMS, DUAL_CLIP, NAMES, OWNED_KEYS
 from trainer.algorithms import preset as algorithm_preset
+from trainer.objective import AGG_MODES
 
 
 class _Strict(BaseModel):
@@ -89,9 +90,7 @@ class AlgoConfig(_Strict):
     std_normalize: bool = True  # divide group advantages by the group std
     eps_low: float = 0.2
     eps_high: float = 0.28
-    loss_agg: Literal["token_mean", "seq_mean_token_mean", "seq_sum_token_mean", "token_sum_constant"] = (
-        "token_mean"
-    )
+    loss_agg: Literal[AGG_MODES] = "token_mean"  # trainer/objective.py: aggregate
     # Which token set normalises token_mean: the optimiser mini-batch (verl/TRL), each group (the
     # paper's formula read per prompt), or the whole rollout batch (scaled to a mini-batch's share).
     token_norm: Literal["minibatch", "group", "batch"] = "minibatch"
@@ -145,6 +144,21 @@ class AlgoConfig(_Strict):
     # Any preset: only the top q share of the rollout batch's tokens by entropy (under pi_old) gets
     # policy gradient (the 80/20 finding; q = 0.2 in the paper); None = every token.
     entropy_top_quantile: float | None = None
+    # ---- the 2026 family (docs/algorithms.md)
+    # sapo: temperatures of the soft gate (4/tau) sigmoid(tau (r - 1)) for A > 0 and A <= 0
+    sapo_tau_pos: float = 1.0
+    sapo_tau_neg: float = 1.05
+    # dppo_tv / dppo_kl (whose eps_low / eps_high are the divergence thresholds): cap of the
+    # detached importance weight min(r, cap) that multiplies a kept token's log-prob
+    dppo_ratio_cap: float = 20.0
+    # Any preset: OPSM (DeepSeek-V3.2) drops a response with A < 0 whose mean per-token
+    # log pi_engine - log pi_theta exceeds this delta; None = off.
+    off_policy_mask: float | None = None
+    # Any preset: entropy bonus, loss -= entropy_coef * entropy (aggregated like the loss; verl's entropy_coeff)
+    entropy_coef: float = 0.0
+    # with kl_coef > 0: the KL penalty weighted by pi_theta / pi_old (DeepSeek-V3.2's unbiased estimate)
+    kl_unbiased: bool = False
+
     # The algorithm keys (ALGORITHM_KEYS) this config sets on purpose to values other than its
     # preset's; a config FILE that changes one without naming it here is refused (a `--set
     # algo.KEY=...` is explicit by itself). A run's config.yaml lists every one that differs, so it loads again.
@@ -278,6 +292,7 @@ class Config(_Strict):
                     "write algo.old_logprobs: recompute or drop tis_cap"
                 )
         _check_sampling_keys(self)
+        _check_family2026_keys(a)
         if r.engine == "vllm" and a.old_logprobs == "engine":
             raise ValueError(
                 "vLLM's logprobs differ from the trainer's numerics; write algo.old_logprobs: recompute"
@@ -348,6 +363,39 @@ def _check_sampling_keys(c: Config) -> None:
         raise ValueError(
             f"algo.rc_seq_band / rc_token_band mask token losses; {a.name}'s loss is per sequence: drop them"
         )
+
+
+def _check_family2026_keys(a: AlgoConfig) -> None:
+    """The 2026 family's keys and options (sapo, dppo, maxrl, OPSM, entropy bonus, unbiased KL): in range."""
+    row = ALGORITHMS[a.name]
+    if "sapo_tau_pos" in row.keys and (a.sapo_tau_pos <= 0 or a.sapo_tau_neg <= 0):
+        raise ValueError(
+            f"algo.sapo_tau_pos / sapo_tau_neg must be > 0, got {a.sapo_tau_pos}, {a.sapo_tau_neg}; "
+            "the paper uses 1.0 and 1.05"
+        )
+    if "dppo_ratio_cap" in row.keys and a.dppo_ratio_cap <= 0:
+        raise ValueError(f"algo.dppo_ratio_cap must be > 0, got {a.dppo_ratio_cap}; verl and TRL use 20")
+    if a.name == "maxrl" and a.overlong_penalty:
+        raise ValueError(
+            "maxrl divides by the group's success rate, which needs +1/-1 rewards; the overlong penalty "
+            "makes them fractional: drop algo.overlong_penalty (the filter, algo.overlong_filter, is fine)"
+        )
+    if a.off_policy_mask is not None:
+        if a.off_policy_mask < 0:
+            raise ValueError(
+                f"algo.off_policy_mask is a KL threshold >= 0, got {a.off_policy_mask}; e.g. 1e-3, or drop it"
+            )
+        if row.critic:
+            raise ValueError(
+                f"algo.off_policy_mask reads a response's advantage sign; {a.name}'s GAE advantages "
+                "differ per token: drop off_policy_mask or use a critic-free preset"
+            )
+    if a.entropy_coef < 0:
+        raise ValueError(
+            f"algo.entropy_coef must be >= 0 (a bonus: loss -= coef * entropy), got {a.entropy_coef}; e.g. 0.001"
+        )
+    if a.kl_unbiased and a.kl_coef <= 0:
+        raise ValueError("algo.kl_unbiased weights the KL penalty; set algo.kl_coef > 0 or drop kl_unbiased")
 
 
 _KEY_DOC = {"alpha": "length-adaptive lambda", "lam": "GAE lambda"}

@@ -13,18 +13,22 @@ The DAPO objective (Yu et al. 2025, eq. 8), maximised over theta:
 
 What the loop back-propagates for one micro-batch is `policy_loss` at the bottom of this file:
 
-    loss = aggregate( pg_t * w_t + kl_coef * KL_t )  [+ ntp_coef * NTP]
+    loss = aggregate( pg_t * w_t * opsm_i + kl_coef * KL_t - entropy_coef * H_t )  [+ ntp_coef * NTP]
 
 - pg_t: the algorithm's per-token (or per-sequence) surrogate, with a minus sign: `clipped_token_loss`
   (grpo, dapo, ...), `dcpo_token_loss`, `gspo_seq_loss`, `cispo_token_loss`, `gmpo_seq_loss`,
-  `clip_cov_token_loss`, `kl_cov_token_loss` (the clipped loss takes verl's dual-clip cap
-  algo.clip_ratio_c: for A < 0 at most c |A|); which one an algorithm uses is its row in
-  trainer/algorithms.py. `entropy_top_mask` (algo.entropy_top_quantile) keeps pg_t only on the
+  `clip_cov_token_loss`, `kl_cov_token_loss`, `sapo_token_loss`, `dppo_token_loss` (the clipped loss
+  takes verl's dual-clip cap algo.clip_ratio_c: for A < 0 at most c |A|); which one an algorithm uses
+  is its row in trainer/algorithms.py. `entropy_top_mask` (algo.entropy_top_quantile) keeps pg_t only on the
   highest-entropy tokens.
 - w_t: rollout correction between the trainer and the rollout engine (trainer/correction.py):
   truncated importance weights per token (`tis_weights`, algo.tis_cap) or per sequence
   (algo.tis_level), times 0 on responses / tokens whose ratio leaves algo.rc_seq_band / rc_token_band.
-- KL_t: the estimate of KL(pi_theta || pi_ref) (`kl_penalty`), off unless algo.kl_coef > 0.
+- opsm_i: OPSM (algo.off_policy_mask, `off_policy_sequence_mask`): 0 on a negative-advantage response
+  too far (mean KL) from the rollout policy, else 1.
+- KL_t: the estimate of KL(pi_theta || pi_ref) (`kl_penalty`), off unless algo.kl_coef > 0; with
+  algo.kl_unbiased, times pi_theta / pi_old (`unbiased_kl`).
+- H_t: the policy's entropy at the token, with its gradient (algo.entropy_coef, verl's entropy_coeff).
 - aggregate: mask, then divide by the normaliser of `algo.loss_agg` / `algo.token_norm`
   (`aggregate`, `normalisers`): the counts of the whole mini-batch, so accumulating micro-batches
   (and summing ranks) gives exactly the gradient of one big batch.
@@ -43,7 +47,14 @@ from torch import Tensor
 
 from trainer.correction import correction_weights
 
-AGG_MODES = ("token_mean", "seq_mean_token_mean", "seq_sum_token_mean", "token_sum_constant")
+AGG_MODES = (
+    "token_mean",
+    "seq_mean_token_mean",
+    "seq_sum_token_mean",
+    "token_sum_constant",
+    "token_sum",
+    "seq_mean_token_sum",
+)
 MAX_LOG_RATIO = 20.0  # exp(20) ~ 5e8: far outside any clip band, and no inf (whose backward is 0 * inf = nan)
 
 
@@ -296,6 +307,10 @@ def aggregate(
       `constant` to average over prompts while summing within a group.
     - token_sum_constant: sum over masked tokens / constant (default B x T). Dr.GRPO: a
       constant normaliser (G x max response length) so length does not re-weight responses.
+    - token_sum: sum over masked tokens, no normaliser (verl's token-sum): the loss scales with
+      the batch's token count, so the learning rate must be chosen for it.
+    - seq_mean_token_sum: each response's token sum, summed, / num_seqs (default: responses with at
+      least one unmasked token); verl's seq-mean-token-sum: long responses weigh in more.
     Rows with an all-zero mask (e.g. filtered overlong responses) contribute nothing.
     """
     mask = mask.to(loss_tok.dtype)
@@ -310,6 +325,12 @@ def aggregate(
             denom = (tok > 0).sum().clamp(min=1) if num_seqs is None else max(float(num_seqs), 1.0)
             return seq.sum() / denom
         return seq.sum() / (1.0 if constant is None else float(constant))
+    if mode == "token_sum":
+        return masked.sum()
+    if mode == "seq_mean_token_sum":
+        tok = mask.sum(dim=1)
+        denom = (tok > 0).sum().clamp(min=1) if num_seqs is None else max(float(num_seqs), 1.0)
+        return masked.sum() / denom
     if mode == "token_sum_constant":
         c = float(mask.numel()) if constant is None else float(constant)
         if c <= 0:
@@ -445,20 +466,27 @@ def normalisers(a, full, mb, n_minibatches: int, *, G: int, max_len: int) -> dic
     }
 
 
-def policy_loss(a, algo, logp: Tensor, mb, norm: dict) -> tuple[Tensor, dict]:
+def policy_loss(a, algo, logp: Tensor, mb, norm: dict, entropy: Tensor | None = None) -> tuple[Tensor, dict]:
     """The scalar minimised for one micro-batch `mb` (a trainer.batch.Batch carrying adv, old, ref).
 
     `a` is the run's AlgoConfig, `algo` its row of the algorithm table (trainer/algorithms.py),
     `logp` [B,T] this forward pass's log-probabilities, `norm` the mini-batch's `normalisers`
-    (so micro-batches and ranks add up to the mini-batch's loss exactly).
+    (so micro-batches and ranks add up to the mini-batch's loss exactly), `entropy` [B,T] this
+    pass's token entropies with their graph (needed when algo.entropy_coef > 0).
     Returns (loss, sums for the clip / KL metrics).
     """
     m = mb.loss_mask
     old, ref = mb.old, mb.ref
     rc_masked = 0.0
     pg_mask = m if mb.pg_mask is None else m * mb.pg_mask  # tokens that get policy gradient
+    opsm = None  # OPSM (algo.off_policy_mask): [B] 0 on the dropped responses
+    if a.off_policy_mask is not None:
+        adv_seq = mb.adv if mb.adv.dim() == 1 else (mb.adv * m).sum(1)  # only its sign is read
+        opsm = off_policy_sequence_mask(logp, mb.engine_logp, adv_seq, m, delta=a.off_policy_mask)
     if algo.seq_level:  # one loss per response: its tokens reach it only through the sequence ratio
         loss_seq, cl, ch = algo.loss(logp, old, mb.adv, pg_mask, mb, a)
+        if opsm is not None:
+            loss_seq = loss_seq * opsm
         has = (m.sum(1) > 0).float()
         loss = aggregate(loss_seq[:, None], has[:, None], "seq_mean_token_mean", num_seqs=norm["seqs"])
         cl_tok = cl if cl.dim() == 2 else cl[:, None].expand_as(m)
@@ -469,6 +497,8 @@ def policy_loss(a, algo, logp: Tensor, mb, norm: dict) -> tuple[Tensor, dict]:
         tok_loss, cl_tok, ch_tok = algo.loss(logp, old, adv_tok, m, mb, a)
         if mb.pg_mask is not None:
             tok_loss = tok_loss * mb.pg_mask
+        if opsm is not None:
+            tok_loss = tok_loss * opsm[:, None]
         if a.tis_cap is not None or a.rc_seq_band is not None or a.rc_token_band is not None:
             # rollout correction (trainer/correction.py): pi_trainer(old) / pi_engine as capped
             # token or sequence weights (TIS), and sequence / token masks when it leaves a band
@@ -479,10 +509,16 @@ def policy_loss(a, algo, logp: Tensor, mb, norm: dict) -> tuple[Tensor, dict]:
             tok_loss = tok_loss * w * keep
             rc_masked = float(((1 - keep) * m).sum())
     if ref is not None and a.kl_coef > 0:
-        kl = kl_penalty(logp, ref, a.kl_kind)
+        kl = unbiased_kl(logp, old, ref, a.kl_kind) if a.kl_unbiased else kl_penalty(logp, ref, a.kl_kind)
         tok_loss = a.kl_coef * kl if tok_loss is None else tok_loss + a.kl_coef * kl
-        if algo.seq_level:
-            loss = loss + aggregate(tok_loss, m, "token_mean", num_tokens=norm["tokens"])
+    if a.entropy_coef:  # entropy bonus (verl's entropy_coeff): the same aggregation as the loss, subtracted
+        if entropy is None:
+            raise ValueError(
+                "algo.entropy_coef > 0 needs this pass's entropy: pass policy_loss(..., entropy=)"
+            )
+        tok_loss = -a.entropy_coef * entropy if tok_loss is None else tok_loss - a.entropy_coef * entropy
+    if algo.seq_level and tok_loss is not None:
+        loss = loss + aggregate(tok_loss, m, "token_mean", num_tokens=norm["tokens"])
     if not algo.seq_level:
         if a.loss_agg == "token_mean" and a.token_norm == "group":
             tok_loss = tok_loss / norm["group_tokens"][mb.group].clamp(min=1)[:, None]
@@ -500,6 +536,7 @@ def policy_loss(a, algo, logp: Tensor, mb, norm: dict) -> tuple[Tensor, dict]:
         loss = loss + a.ntp_coef * ntp_loss(logp, m, mb.acc, num_tokens=norm["ntp_tokens"])
     with torch.no_grad():
         d = (old - logp).detach()
+        opsm_masked = 0.0 if opsm is None else float(((1 - opsm)[:, None] * m).sum())
         stats = {
             "clip_low": (cl_tok.float() * m).sum().item(),
             "clip_high": (ch_tok.float() * m).sum().item(),
@@ -510,5 +547,88 @@ def policy_loss(a, algo, logp: Tensor, mb, norm: dict) -> tuple[Tensor, dict]:
             "kl_old": ((torch.exp(-d) - 1 + d) * m).sum().item(),  # k3 estimate of KL(pi_old || pi)
             "tokens": m.sum().item(),
             "rc_masked": rc_masked,  # tokens the rollout-correction masks removed
+            "opsm_masked": opsm_masked,  # tokens OPSM (algo.off_policy_mask) dropped
         }
     return loss, stats
+
+
+# ---------------------------------------------------------------- the 2026 family (sapo, dppo, OPSM, unbiased KL)
+def sapo_token_loss(
+    logp: Tensor, old_logp: Tensor, adv: Tensor, *, tau_pos: float = 1.0, tau_neg: float = 1.05
+) -> tuple[Tensor, Tensor, Tensor]:
+    """SAPO (Gao et al. 2025, Qwen): -f(r) A with the soft gate f(r) = (4 / tau) sigmoid(tau (r - 1)) per token.
+
+    tau = tau_pos where A > 0, else tau_neg. f'(1) = 1, so at r = 1 the gradient is PPO's; away from
+    r = 1 it decays smoothly (f' = 4 s (1 - s), s = sigmoid(tau (r - 1))) instead of dropping to 0 at
+    a hard band edge. A larger tau_neg damps negative updates faster (they spread mass onto many
+    other tokens). Nothing is clipped: returns (loss [B,T], all-False, all-False).
+    """
+    ratio = _ratio(logp, old_logp)
+    tau = torch.where(adv > 0, torch.full_like(ratio, tau_pos), torch.full_like(ratio, tau_neg))
+    gate = torch.sigmoid(tau * (ratio - 1.0)) * (4.0 / tau)
+    none = torch.zeros_like(ratio, dtype=torch.bool)
+    return -gate * adv, none, none
+
+
+def dppo_token_loss(
+    logp: Tensor,
+    old_logp: Tensor,
+    adv: Tensor,
+    *,
+    divergence: str,
+    delta_low: float,
+    delta_high: float,
+    ratio_cap: float = 20.0,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """DPPO (arXiv 2602.04879, "Rethinking the Trust Region in LLM RL"): mask by a divergence, not the ratio.
+
+    With p = pi_theta(o_t) and q = pi_old(o_t) (probabilities of the sampled token), a token leaves
+    the trust region when the policy moved in the advantage's direction by more than delta:
+    - divergence "tv" (Binary-TV, prime-rl's default loss): A > 0 and p - q > delta_high, or
+      A <= 0 and p - q < -delta_low;
+    - divergence "kl" (Binary-KL): the KL between the Bernoulli(q) and Bernoulli(p) of "this token or
+      another", D = q log(q/p) + (1-q) log((1-q)/(1-p)), exceeds delta_high (A > 0, p > q) or
+      delta_low (A <= 0, p < q).
+    Kept tokens get -A sg(min(r, ratio_cap)) log pi_theta (gradient -A r grad log pi, the PPO
+    gradient; the cap truncates the IS weight as verl and TRL do), masked tokens get 0. A ratio
+    clip over-penalises rare tokens (a small q moves r a lot for a tiny change of p) and
+    under-penalises frequent ones; the probability gap does not. Returns (loss, clip_low, clip_high):
+    masked tokens with A < 0 / A > 0.
+    """
+    p, q = logp.detach().exp(), old_logp.exp()
+    if divergence == "tv":
+        out_high, out_low = p - q > delta_high, p - q < -delta_low
+    elif divergence == "kl":
+        d = q * (old_logp - logp.detach()) + (1 - q) * torch.log((1 - q + 1e-8) / (1 - p + 1e-8))
+        out_high, out_low = (d > delta_high) & (p > q), (d > delta_low) & (p < q)
+    else:
+        raise ValueError(f"unknown DPPO divergence {divergence!r}; use 'tv' or 'kl'")
+    masked = torch.where(adv > 0, out_high, out_low)
+    w = _ratio(logp, old_logp).detach().clamp(max=ratio_cap)
+    loss = -adv * w * logp * (~masked).to(logp.dtype)
+    return loss, masked & (adv < 0), masked & (adv > 0)
+
+
+def off_policy_sequence_mask(
+    logp: Tensor, behaviour_logp: Tensor, adv_seq: Tensor, mask: Tensor, *, delta: float
+) -> Tensor:
+    """OPSM (DeepSeek-V3.2, 2025): 0 for a response with A < 0 whose mean KL to the behaviour policy exceeds delta.
+
+    KL_i = (1/|o_i|) sum_t (log pi_behaviour - log pi_theta) over its tokens (k1 on samples from the
+    behaviour policy, detached). A far off-policy response with a negative advantage is the one
+    whose gradient mostly pushes down tokens the current policy no longer produces; positive ones
+    are always kept. adv_seq [B] (a token-advantage row's sign is its response's). -> [B] float 0/1.
+    """
+    m = mask.float()
+    kl = ((behaviour_logp - logp.detach()) * m).sum(1) / m.sum(1).clamp(min=1)
+    return ((adv_seq >= 0) | (kl <= delta)).float()
+
+
+def unbiased_kl(logp: Tensor, old_logp: Tensor, ref_logp: Tensor, kind: str = "k3") -> Tensor:
+    """DeepSeek-V3.2's importance-corrected KL: (pi_theta / pi_old) * KL_t, the ratio carrying gradient.
+
+    Tokens are sampled from pi_old, not pi_theta, so the plain per-token estimate is biased once
+    the policy moved; weighting by the ratio makes E_old[ratio * k] = E_theta[k] = KL(pi_theta || ref),
+    and its gradient the gradient of that KL.
+    """
+    return _ratio(logp, old_logp) * kl_penalty(logp, ref_logp, kind)

@@ -76,7 +76,8 @@ def micro_step(cfg, model, sub: Batch, norm: dict, *, metrics: dict | None = Non
     logp = obj.token_logprobs(logits, sub.resp)
     if sub.old is None:
         sub = sub.with_(old=logp.detach())
-    loss, st = obj.policy_loss(cfg.algo, ALGORITHMS[cfg.algo.name], logp, sub, norm)
+    ent = obj.entropy_from_logits(logits) if cfg.algo.entropy_coef else None  # with its graph: the bonus
+    loss, st = obj.policy_loss(cfg.algo, ALGORITHMS[cfg.algo.name], logp, sub, norm, entropy=ent)
     (loss * scale if scale != 1.0 else loss).backward()
     if metrics is not None:
         with torch.no_grad():
@@ -131,7 +132,7 @@ def accumulate_grads(
     if D.is_fsdp(model):  # every rank must run the same number of forward/backward (FSDP2 collectives)
         steps = math.ceil(len(D.shard_range(len(mb), 0)) / micro)
     tot = {"clip_low": 0.0, "clip_high": 0.0, "clip_dual": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0,
-           "rc_masked": 0.0}  # fmt: skip
+           "rc_masked": 0.0, "opsm_masked": 0.0}  # fmt: skip
     local = {} if many and metrics is not None else metrics
     for k in range(steps):
         idx = torch.tensor(rows[k * micro : (k + 1) * micro], dtype=torch.long)
@@ -172,7 +173,7 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
     # equal mini-batches as fit, at least one; a full batch gives mini-batches of exactly `mbs`
     n_mb = max(1, N // mbs)
     agg = {"clip_low": 0.0, "clip_high": 0.0, "clip_dual": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0, "grad_norm": 0.0,
-           "grad_clipped": 0.0, "rc_masked": 0.0}  # fmt: skip
+           "grad_clipped": 0.0, "rc_masked": 0.0, "opsm_masked": 0.0}  # fmt: skip
     first: dict = {}
     updates = 0
     model.train()
@@ -214,4 +215,5 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
         "grad_clipped": agg["grad_clipped"] / max(updates, 1),
         "updates": updates,
         "rc_masked_share": agg["rc_masked"] / toks,  # trained tokens the rollout-correction masks removed
+        "opsm_masked_share": agg["opsm_masked"] / toks,  # trained tokens OPSM (algo.off_policy_mask) dropped
     }

@@ -141,6 +141,8 @@ def test_masked_truncation_rows_have_zero_weight():
         ("seq_mean_token_mean", "num_seqs"),
         ("token_sum_constant", "constant"),
         ("seq_sum_token_mean", "constant"),
+        ("token_sum", None),  # no normaliser: sums add up by themselves
+        ("seq_mean_token_sum", "num_seqs"),
     ],
 )
 def test_accumulation_over_micro_batches_equals_full_batch(mode, kw):
@@ -155,11 +157,12 @@ def test_accumulation_over_micro_batches_equals_full_batch(mode, kw):
         "num_tokens": float(mask.sum()),
         "num_seqs": float((mask.sum(1) > 0).sum()),
         "constant": float(B * T),
+        None: None,
     }[kw]
 
     def run(rows):
         loss, _, _ = clipped_token_loss(logp[rows], old[rows], adv[rows], eps_low=0.2, eps_high=0.28)
-        return aggregate(loss, mask[rows], mode, **{kw: glob})
+        return aggregate(loss, mask[rows], mode, **({kw: glob} if kw else {}))
 
     full = run(slice(0, B))
     (g_full,) = torch.autograd.grad(full, logp)
@@ -167,8 +170,8 @@ def test_accumulation_over_micro_batches_equals_full_batch(mode, kw):
     (g_acc,) = torch.autograd.grad(parts[0] + parts[1], logp)
     torch.testing.assert_close(parts[0] + parts[1], full)
     torch.testing.assert_close(g_acc, g_full)
-    # and the default (local) normaliser would NOT be exact for token_mean
-    if mode == "token_mean":
+    # and the default (local) normaliser would NOT be exact for the means
+    if mode in ("token_mean", "seq_mean_token_sum"):
         loc = [
             aggregate(
                 clipped_token_loss(logp[r], old[r], adv[r], eps_low=0.2, eps_high=0.28)[0], mask[r], mode

@@ -12,10 +12,10 @@ import math
 import pytest
 import torch
 
+from trainer.algorithms import ALGORITHMS
 from trainer.config import ConfigError, build_config
 
-PRESETS = ["grpo", "dr_grpo", "dapo", "gspo", "dcpo", "ppo", "vapo", "rloo", "reinforce_pp", "cispo", "gmpo", "clip_cov",
-           "kl_cov"]  # fmt: skip
+PRESETS = list(ALGORITHMS)  # every row of the table, the 2026 family included
 
 
 def _cfg(preset, train_path, out, model_path, *, steps=2, **algo):
@@ -87,6 +87,21 @@ def test_entropy_top_quantile_with_any_preset(preset, toy_verl, tmp_path, sft_di
     rows = _rows(run)
     assert [r["step"] for r in rows] == [1, 2]
     assert all(0.1 <= r["pg_token_share"] <= 0.35 for r in rows), [r["pg_token_share"] for r in rows]
+    start, end = _params(sft_dir[0]), _params(run / "checkpoints/step-000002")
+    assert any(not torch.equal(start[k], end[k]) for k in end)
+
+
+def test_the_2026_options_train_together(toy_verl, tmp_path, sft_dir):
+    """OPSM, the entropy bonus, the unbiased KL and seq_mean_token_sum on one preset: 2 real steps."""
+    from trainer.loop import train
+
+    opts = {"off_policy_mask": 0.0, "entropy_coef": 0.01, "kl_coef": 0.01, "kl_unbiased": True,
+            "loss_agg": "seq_mean_token_sum"}  # fmt: skip
+    run = train(_cfg("grpo", toy_verl, tmp_path / "opts", sft_dir[0], **opts), progress=False)
+    rows = _rows(run)
+    assert [r["step"] for r in rows] == [1, 2]
+    assert all(math.isfinite(r["loss"]) and 0 <= r["opsm_masked_share"] <= 1 for r in rows)
+    assert all(r["kl_ref"] >= 0 for r in rows)
     start, end = _params(sft_dir[0]), _params(run / "checkpoints/step-000002")
     assert any(not torch.equal(start[k], end[k]) for k in end)
 
