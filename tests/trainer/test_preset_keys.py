@@ -102,10 +102,19 @@ def test_example_configs_carry_no_algorithm_keys():
     assert not set(algo) & {*ALGORITHM_KEYS, "override"}, algo
 
 
+# keys whose other value the algorithm itself refuses (maxrl divides by the success rate: +1/-1 rewards only)
+REFUSED_BY_THE_ALGORITHM = {("maxrl", "overlong_penalty")}
+
+
 @pytest.mark.parametrize(("preset", "key"), [(n, k) for n in NAMES for k in ALGORITHMS[n].preset])
 def test_a_changed_key_needs_the_marker_or_a_set(tmp_path, preset, key):
     """Each key of each row: changed in a file, refused; marked or --set, taken."""
     value = _other_value(preset, key)
+    if (preset, key) in REFUSED_BY_THE_ALGORITHM:  # no value but the row's is valid: refused however said
+        for algo in ({key: value}, {key: value, "override": [key]}):
+            with pytest.raises(ConfigError, match=key):
+                load_config(_write(tmp_path, {"preset": preset, "algo": algo}))
+        return
     plain = _write(tmp_path, {"preset": preset, "algo": {key: value}})
     with pytest.raises(ConfigError, match=rf"disagrees with preset {preset} on algo\.{key} "):
         load_config(plain)
