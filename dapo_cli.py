@@ -90,6 +90,7 @@ def demo(
         Path(out),
         records=result.records_dir,
         verl=result.verl_path,
+        held_out=result.verl_files["test"][0],
         seed=seed,
         rl_steps=rl_steps,
         threads=threads,

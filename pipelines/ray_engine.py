@@ -19,7 +19,8 @@ engine (`pipelines.steps`), so the same config gives the same corpus:
 - Decontamination: the reference n-gram index is built once and broadcast (`ray.put`); the
   kept rows are matched against it in parallel batches (`mathdata.decontam.match_rows`).
 - records/ is written as Parquet shards by parallel tasks, and the verl export as shards
-  `verl/train-0000k-of-0000n.parquet` (same schema and rows as the local `verl/train.parquet`).
+  `verl/<split>-0000k-of-0000n.parquet` per split (same schema and rows as the local
+  `verl/<split>.parquet`; a shard holds one split only).
 """
 
 from __future__ import annotations
@@ -214,20 +215,21 @@ def _write_batch(batch: pa.Table, *, records_dir: str) -> pa.Table:
     return pa.table({"written": [write_records(records_dir, batch)]})
 
 
-def _export_batch(
-    batch: pa.Table, *, verl_dir: str, size: int, shards: int, repeat: int, difficulty: bool
-) -> pa.Table:
+def _export_batch(batch: pa.Table, *, verl_dir: str, plan: dict, repeat: int, difficulty: bool) -> pa.Table:
     from mathdata.export import to_verl
 
+    split = batch.column("_split")[0].as_py()
     k = int(batch.column("_shard")[0].as_py())
+    size, shards = plan[split]
     path = to_verl(
-        batch.drop_columns(["_shard"]),
-        Path(verl_dir) / verl_shard_name(k, shards),
+        batch.drop_columns(["_shard", "_split"]),
+        Path(verl_dir) / verl_shard_name(k, shards, split),
         repeat=repeat,
+        split=split,
         index_start=k * size,
         difficulty=difficulty,
     )
-    return pa.table({"path": [str(path)]})
+    return pa.table({"split": [split], "path": [str(path)]})
 
 
 def _slices(table: pa.Table, size: int) -> list[pa.Table]:
@@ -377,10 +379,11 @@ class RayEngine:
             fn_kwargs={"records_dir": str(records_dir)},
         ).materialize()
 
-    def export_verl(self, kept, verl_dir: Path, *, repeat: int) -> Path:
+    def export_verl(self, kept, verl_dir: Path, *, repeat: int) -> dict[str, list[Path]]:
+        """Shards `<split>-0000k-of-0000n.parquet` of each split; {split: [paths]}."""
         import ray.data
 
-        from mathdata.export import ExportError, _difficulty, _kept_with_answers
+        from mathdata.export import ExportError, _difficulty, _kept_with_answers, select_split, split_counts
 
         _kept_with_answers(kept)  # the same one-line errors as the local export, before any task starts
         difficulty = _difficulty(kept) is not None  # one schema for every shard
@@ -389,13 +392,18 @@ class RayEngine:
                 "no kept records to export (all rows rejected or the table is empty); nothing was written"
             )
         verl_dir.mkdir(parents=True, exist_ok=True)
-        shards = min(len(kept), 2 * self.cpus())
-        size = math.ceil(len(kept) / shards)
-        shards = math.ceil(len(kept) / size)
-        parts = [
-            part.append_column("_shard", pa.array([k] * len(part), pa.int32()))
-            for k, part in enumerate(_slices(kept, size))
-        ]
+        parts, plan = [], {}
+        for split in split_counts(kept):
+            rows = select_split(kept, split)
+            shards = min(len(rows), 2 * self.cpus())
+            size = math.ceil(len(rows) / shards)
+            plan[split] = (size, math.ceil(len(rows) / size))
+            parts += [
+                part.append_column("_shard", pa.array([k] * len(part), pa.int32())).append_column(
+                    "_split", pa.array([split] * len(part), pa.string())
+                )
+                for k, part in enumerate(_slices(rows, size))
+            ]
         done = (
             ray.data.from_arrow(parts)
             .map_batches(
@@ -404,16 +412,18 @@ class RayEngine:
                 batch_format="pyarrow",
                 fn_kwargs={
                     "verl_dir": str(verl_dir),
-                    "size": size,
-                    "shards": shards,
+                    "plan": plan,
                     "repeat": repeat,
                     "difficulty": difficulty,
                 },
             )
             .take_all()
         )
-        drop_stale_exports(verl_dir, [Path(r["path"]) for r in done])
-        return verl_dir
+        files: dict[str, list[Path]] = {}
+        for r in sorted(done, key=lambda r: r["path"]):
+            files.setdefault(r["split"], []).append(Path(r["path"]))
+        drop_stale_exports(verl_dir, [p for ps in files.values() for p in ps])
+        return files
 
     # -- dedup and decontamination on the cluster -----------------------------------------------
 
