@@ -222,6 +222,9 @@ def eval_cmd(
     try:
         mapping = parse_mapping(map_)
         benches = [load_benchmark_problems(s, mapping=mapping, split=split, limit=limit) for s in specs]
+        for b in benches:
+            for note in b.notes:
+                typer.echo(f"{b.name}: {note}", err=True)
         dup = {b.name for b in benches if [x.name for x in benches].count(b.name) > 1}
         if dup:
             fail(f"two benchmarks are named {sorted(dup)[0]!r}; name one NAME=PATH")

@@ -85,7 +85,9 @@ def stats(
 
 @data_app.command()
 def sql(
-    path: Path = typer.Argument(..., help="store directory or .parquet file"),
+    path: Path = typer.Argument(
+        ..., help="store directory or .parquet file: a records store, or a verl / TRL export it wrote"
+    ),
     query: str = typer.Argument(
         ..., help='SQL over the view `records`, e.g. "SELECT source, count(*) FROM records GROUP BY 1"'
     ),

@@ -215,6 +215,11 @@ def _is_verl(rows: list[dict]) -> bool:
     return bool(rows) and "prompt" in rows[0] and "reward_model" in rows[0]
 
 
+def _is_records(rows: list[dict]) -> bool:
+    """A mathdata records store (every record, kept or not, with its status)."""
+    return bool(rows) and "status" in rows[0] and "original_problem" in rows[0]
+
+
 def parse_mapping(text: str | None) -> dict[str, str]:
     """`problem=question,answer=final,id=uid` -> dict; keys must be problem, answer or id."""
     if not text:
@@ -261,6 +266,15 @@ def load_benchmark_problems(
     if _is_verl(rows) and not mapping:
         problems, notes = _from_verl(rows, path, split)
     else:
+        if _is_records(rows):  # a mathdata records store: its kept rows, with their final text
+            kept = [
+                {**r, "problem": r.get("problem") or r.get("original_problem")}
+                for r in rows
+                if r.get("status") == "kept"
+            ]
+            if len(kept) < len(rows):
+                notes.append(f"{len(rows) - len(kept)} records not kept (status other than 'kept') skipped")
+            rows = kept
         if split is not None:
             if rows and "split" not in rows[0]:
                 raise StoreError(f"{path}: --split {split!r} given but the file has no 'split' column")

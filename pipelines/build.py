@@ -238,6 +238,12 @@ def drop_repeated_ids(records: list[dict]) -> tuple[list[dict], dict[str, int]]:
     return out, dropped
 
 
+def _describe(src) -> str:
+    """A source as a user wrote it: its kind and its name, path or size."""
+    bits = [f"{k}={getattr(src, k)}" for k in ("name", "path", "n") if getattr(src, k, None) is not None]
+    return f"{src.kind} " + " ".join(bits)
+
+
 def _is_loopback(url: str | None) -> bool:
     from urllib.parse import urlsplit
 
@@ -272,9 +278,15 @@ def build(
     cfg = load_config(config)
     out = Path(out_dir)
     console = console or Console(stderr=True)
+    created = not out.exists()
     eng = make_engine(engine, address=address) if isinstance(engine, str) else engine
-    with eng:
-        return _build(cfg, out, eng, offline=offline, limit=limit, progress=progress, console=console)
+    try:
+        with eng:
+            return _build(cfg, out, eng, offline=offline, limit=limit, progress=progress, console=console)
+    except BaseException:
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()  # a build that failed on its inputs leaves no empty folder behind
+        raise
 
 
 def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None, progress: bool, console):
@@ -308,6 +320,11 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
     async def run_all() -> None:
         # sources show their own progress (the AoPS crawl), so acquire before the stage bars start
         acquired = acquire(cfg, out, offline=offline, limit=limit)
+        if not acquired:
+            raise ConfigError(
+                f"no records: every source is empty ({', '.join(_describe(s) for s in cfg.sources)}); "
+                "fix: give the sources rows (or a larger n / --limit); nothing was written"
+            )
         unique, dropped = drop_repeated_ids(acquired)
         if dropped:
             notes["acquire_dropped"] = dropped

@@ -264,9 +264,11 @@ def import_records(
     source = f"import:{name}"
     records: list[dict] = []
     fields: dict[str, str] | None = None
+    rows_read = 0
     for i, (where, row) in enumerate(read_rows(path_or_name, split)):
         if limit is not None and i >= limit:
             break
+        rows_read += 1
         if fields is None:
             fields = _resolve_mapping(list(row), mapping, where)
         missing = [col for col in fields.values() if col not in row]
@@ -321,6 +323,11 @@ def import_records(
                 checks={"import": info} if info else None,
                 **{k: v for k, v in out.items() if v is not None},
             )
+        )
+    if not rows_read and limit != 0:
+        raise ImportDataError(
+            f"{path_or_name}: no rows (an empty file or split); fix: point `path` of import source {name!r} "
+            "at a file with one problem per row, or remove the source"
         )
     return records
 

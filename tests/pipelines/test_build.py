@@ -327,3 +327,17 @@ def test_no_test_id_reaches_a_training_file(tmp_path):
     assert pq.read_table(tmp_path / "trl" / "test.parquet").column("split").to_pylist() == ["test"] * len(
         test_ids
     )
+
+
+def test_an_empty_source_file_is_named_and_nothing_is_written(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("")
+    cfg = _write(tmp_path, {"sources": [{"kind": "import", "name": "e", "path": "empty.jsonl"}]})
+    with pytest.raises(
+        ValueError, match=r"empty\.jsonl: no rows \(an empty file or split\); fix: point `path`"
+    ):
+        build(cfg, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()  # no build.json, no stages: the corrected rerun starts clean
+    cfg = _write(tmp_path, {"sources": [{"kind": "synthetic", "n": 0}]})
+    with pytest.raises(ConfigError, match="no records: every source is empty \\(synthetic n=0\\)"):
+        build(cfg, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
