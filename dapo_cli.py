@@ -128,9 +128,13 @@ def eval_cmd(
             help="comma list of bundled sets (aime24, aime25, amc23, math500) and files [NAME=]PATH"
         ),
     ] = None,
-    map_: Annotated[
-        str | None, typer.Option("--map", help="columns of a custom file: problem=COL,answer=COL[,id=COL]")
+    mapping: Annotated[
+        str | None,
+        typer.Option(
+            "--mapping", help="columns of a custom file, field=column: problem=COL,answer=COL[,id=COL]"
+        ),
     ] = None,
+    map_: Annotated[str | None, typer.Option("--map", hidden=True, help="old name of --mapping")] = None,
     split: Annotated[
         str | None, typer.Option(help="only rows of this split (verl: extra_info.split)")
     ] = None,
@@ -220,7 +224,9 @@ def eval_cmd(
     out = out or Path("evals") / f"{_slug(name)}-T{temperature:g}-p{top_p:g}-L{max_tokens}"
     sampler = None
     try:
-        mapping = parse_mapping(map_)
+        if map_ is not None:
+            typer.echo("warning: --map is renamed --mapping (same field=column syntax)", err=True)
+        mapping = parse_mapping(mapping or map_)
         benches = [load_benchmark_problems(s, mapping=mapping, split=split, limit=limit) for s in specs]
         for b in benches:
             for note in b.notes:

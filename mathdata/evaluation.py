@@ -221,19 +221,10 @@ def _is_records(rows: list[dict]) -> bool:
 
 
 def parse_mapping(text: str | None) -> dict[str, str]:
-    """`problem=question,answer=final,id=uid` -> dict; keys must be problem, answer or id."""
-    if not text:
-        return {}
-    out = {}
-    for part in text.split(","):
-        key, sep, col = part.partition("=")
-        key, col = key.strip(), col.strip()
-        if not sep or key not in ("problem", "answer", "id") or not col:
-            raise ValueError(
-                f"--map {text!r}: write problem=COLUMN,answer=COLUMN[,id=COLUMN] (got {part.strip()!r})"
-            )
-        out[key] = col
-    return out
+    """`problem=question,answer=final,id=uid` -> dict (mathdata.mapping: field=column everywhere)."""
+    from mathdata.mapping import parse_mapping as _parse
+
+    return _parse(text, fields=("problem", "answer", "id"))
 
 
 def load_benchmark_problems(
@@ -340,7 +331,7 @@ def _from_mapped(rows: list[dict], path: Path, mapping: dict[str, str]) -> list[
             return None
         raise StoreError(
             f"{path} row {i}: no {role} field (looked for {', '.join(defaults)}); fields: {sorted(row)}. "
-            f"Name it with --map {role}=COLUMN"
+            f"Name it with --mapping {role}=COLUMN"
         )
 
     out = []

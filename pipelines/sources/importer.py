@@ -165,21 +165,21 @@ def _resolve_mapping(columns: list[str], mapping: dict[str, str] | None, where: 
             if found:
                 out[target] = found
     else:
-        bad = [t for t in mapping.values() if t not in TARGETS]
-        if bad:
-            raise ImportDataError(
-                f"{where}: mapping targets {bad} are not record fields; use one of {list(TARGETS)}"
-            )
-        missing = [c for c in mapping if c not in columns]
+        from mathdata.mapping import MappingError, field_to_column
+
+        try:
+            out = field_to_column(mapping, fields=TARGETS, where=where)
+        except MappingError as e:
+            raise ImportDataError(str(e)) from None
+        missing = [c for c in out.values() if c not in columns]
         if missing:
             raise ImportDataError(
                 f"{where}: mapping names column(s) {missing} that the data lacks; columns: {columns}; fix: name one of those columns"
             )
-        out = {target: col for col, target in mapping.items()}
     if "original_problem" not in out:
         raise ImportDataError(
             f"{where}: no problem column found among {columns}; "
-            'pass a mapping such as {"question": "original_problem", "final_answer": "original_answer"}'
+            "pass a mapping {field: column} such as {problem: question, answer: final_answer}"
         )
     return out
 
@@ -251,8 +251,8 @@ def import_records(
 ) -> list[dict]:
     """Records with source `import:<name>` from a file or a `datasets` name/path.
 
-    `mapping` is {source column: record field} (fields in TARGETS); without it common column
-    names are recognised. `split` picks the `datasets` split (default "train") and is written
+    `mapping` is {field: column} (a field in TARGETS, or problem / answer / id; mathdata.mapping);
+    without it common column names are recognised. `split` picks the `datasets` split (default "train") and is written
     to every record unless a column feeds `split`. Each record's id hashes its text with the
     row key (the `source_ref` column, else the row number), so repeated texts stay distinct
     rows for dedup to judge.

@@ -131,9 +131,11 @@ def test_custom_jsonl_with_mapping_and_its_errors(tmp_path):
     assert b.name == "my" and [(p.id, p.answer) for p in b.problems] == [("a", "2"), ("b", "1/2")]
     with pytest.raises(StoreError, match=r"mine.jsonl row 0: no field 'solution' \(mapped to answer\)"):
         load_benchmark_problems(str(f), mapping={"problem": "question", "answer": "solution"})
-    with pytest.raises(StoreError, match=r"row 0: no answer field .* --map answer=COLUMN"):
+    with pytest.raises(StoreError, match=r"row 0: no answer field .* --mapping answer=COLUMN"):
         load_benchmark_problems(str(f), mapping={"problem": "question"})
-    with pytest.raises(ValueError, match="problem=COLUMN,answer=COLUMN"):
+    with pytest.raises(
+        ValueError, match=r"--mapping 'question': write FIELD=COLUMN.* one of problem, answer, id"
+    ):
         parse_mapping("question")
     with pytest.raises(StoreError, match="not a bundled set"):
         load_benchmark_problems("aime2099")
