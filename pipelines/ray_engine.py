@@ -196,7 +196,7 @@ def _match_batch(batch: pa.Table, *, index_ref) -> pa.Table:
     from mathdata.decontam import match_rows
 
     index = ray.get(index_ref)  # broadcast: one copy per node in the object store
-    best = match_rows(batch.select(["original_problem", "problem"]), index)
+    best = match_rows(batch.drop_columns(["pos"]), index)
     pos = batch.column("pos").to_numpy()
     items = sorted(best.items())
     return pa.table(
@@ -205,6 +205,7 @@ def _match_batch(batch: pa.Table, *, index_ref) -> pa.Table:
             "overlap": pa.array([b[0] for _, b in items], pa.float64()),
             "shared": pa.array([b[1] for _, b in items], pa.int64()),
             "ref": pa.array([b[2] for _, b in items], pa.int64()),
+            "method": pa.array([b[3] for _, b in items], pa.string()),
         }
     )
 
@@ -519,5 +520,7 @@ class RayEngine:
             )
             .take_all()
         )
-        best = {int(h["pos"]): (float(h["overlap"]), int(h["shared"]), int(h["ref"])) for h in hits}
+        best = {
+            int(h["pos"]): (float(h["overlap"]), int(h["shared"]), int(h["ref"]), h["method"]) for h in hits
+        }
         return apply_hits(table, kept, best, index)
