@@ -301,7 +301,7 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
 
     llm_cfg = cfg.rewrite.llm
     solver = cfg.validate_.solver
-    use_llm = llm_cfg.enabled or solver.enabled or cfg.difficulty.enabled
+    use_llm = llm_cfg.enabled or solver.enabled or cfg.difficulty.enabled or cfg.decontaminate.judge
     if use_llm and offline and not _is_loopback(llm_cfg.base_url or os.environ.get("OPENAI_BASE_URL")):
         console.print(
             "[yellow]--offline: the LLM endpoint is not on loopback; LLM rewriting, solver check and "

@@ -504,7 +504,9 @@ class RayEngine:
         from mathdata.decontam import apply_hits, build_index, kept_texts
 
         kw = {"n": config.n} if config.n else {}
-        index = build_index(config.benchmarks, **kw)
+        index = build_index(
+            config.benchmarks, fuzzy=config.fuzzy, **kw
+        )  # no LLM judge on Ray: borderline pairs are reported
         kept, texts = kept_texts(table)
         if not len(kept):
             return apply_hits(table, kept, {}, index)
