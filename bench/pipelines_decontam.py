@@ -280,8 +280,14 @@ def measure_paraphrased(extra_clean: Path | None = None, *, fuzzy: bool = True) 
             h["right_item"] += st == f"contaminated:{c['item']}"
         else:
             missed.append({"half": c["half"], "kind": c["kind"], "item": c["item"], "text": c["text"][:200]})
+    judged = {b["id"] for b in report.get("borderline", [])}
+    for c, r in zip(copies, planted, strict=True):
+        if r["id"] in judged:
+            halves[c["half"]]["borderline"] = halves[c["half"]].get("borderline", 0) + 1
     for h in halves.values():
         h["recall"] = round(h["caught"] / h["planted"], 4)
+        # what a judge that answers every borderline pair right would add (an upper bound)
+        h["recall_with_perfect_judge"] = round((h["caught"] + h.get("borderline", 0)) / h["planted"], 4)
     false_hits = [
         {"source": r["source"], "status": st, "text": r["original_problem"][:120]}
         for r, st in zip(clean, status[len(copies) :], strict=True)
@@ -311,6 +317,15 @@ def _print_paraphrased(res: dict) -> None:
         h = res["halves"][half]
         kinds = ", ".join(f"{k} {c}/{n}" for k, (c, n) in h["by_kind"].items())
         print(f"  {half:<8} recall {h['recall']:.4f} ({h['caught']}/{h['planted']}; {kinds})")
+        if res["fuzzy"]:
+            print(
+                f"           borderline (for a judge) {h.get('borderline', 0)}: recall with a perfect judge "
+                f"{h['recall_with_perfect_judge']:.4f}"
+            )
+    if res["fuzzy"]:
+        print(
+            f"  clean problems with a borderline pair (judge calls on clean data): {res['borderline_on_clean']}"
+        )
 
 
 def main(argv=None) -> int:

@@ -414,13 +414,21 @@ def _char_grams(texts: list[str], k: int = FUZZY_K) -> tuple[np.ndarray, np.ndar
     return np.repeat(np.arange(len(texts), dtype=np.int64), counts), _mix64(packed)
 
 
+def _distinct_pairs(docs: np.ndarray, grams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(doc, gram) pairs without repeats, sorted by doc then gram (a lexsort: np.unique(axis=0) is
+    several times slower)."""
+    order = np.lexsort((grams, docs))
+    docs, grams = docs[order], grams[order]
+    new = np.ones(len(docs), dtype=bool)
+    new[1:] = (docs[1:] != docs[:-1]) | (grams[1:] != grams[:-1])
+    return docs[new], grams[new]
+
+
 def _doc_grams(texts: list[str], stop: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """Per text, its distinct character-gram hashes minus the stop grams (sorted arrays); and the
     (docs, grams) pairs they came from, for sketching."""
-    docs, grams = _char_grams(texts)
+    docs, grams = _distinct_pairs(*_char_grams(texts))
     if len(grams):
-        pair = np.unique(np.stack([docs.astype(np.uint64), grams], axis=1), axis=0)
-        docs, grams = pair[:, 0].astype(np.int64), pair[:, 1]
         keep = ~np.isin(grams, stop)
         docs, grams = docs[keep], grams[keep]
     cuts = np.searchsorted(docs, np.arange(len(texts) + 1))
@@ -440,9 +448,7 @@ def fuzzy_index(ref_norm: pa.Array) -> dict:
     """The references' side of the fuzzy layer: the stop grams (in more than FUZZY_STOP_SHARE of
     the references, or in an answer-format sentence), band keys sorted per band, gram sets."""
     texts = _fuzzy_text(ref_norm)
-    docs, grams = _char_grams(texts)
-    pair = np.unique(np.stack([docs.astype(np.uint64), grams], axis=1), axis=0)
-    uniq, df = np.unique(pair[:, 1], return_counts=True)
+    uniq, df = np.unique(_distinct_pairs(*_char_grams(texts))[1], return_counts=True)
     common = uniq[df > max(FUZZY_STOP_MIN_DF, FUZZY_STOP_SHARE * len(texts))]
     stop = np.unique(np.concatenate([common, _char_grams(_fuzzy_text(ngram_texts(ANSWER_FORMS)))[1]]))
     sets, pairs = _doc_grams(texts, stop)
