@@ -90,6 +90,7 @@ def demo(
         Path(out),
         records=result.records_dir,
         verl=result.verl_path,
+        held_out=result.verl_files["test"][0],
         seed=seed,
         rl_steps=rl_steps,
         threads=threads,
@@ -127,9 +128,13 @@ def eval_cmd(
             help="comma list of bundled sets (aime24, aime25, amc23, math500) and files [NAME=]PATH"
         ),
     ] = None,
-    map_: Annotated[
-        str | None, typer.Option("--map", help="columns of a custom file: problem=COL,answer=COL[,id=COL]")
+    mapping: Annotated[
+        str | None,
+        typer.Option(
+            "--mapping", help="columns of a custom file, field=column: problem=COL,answer=COL[,id=COL]"
+        ),
     ] = None,
+    map_: Annotated[str | None, typer.Option("--map", hidden=True, help="old name of --mapping")] = None,
     split: Annotated[
         str | None, typer.Option(help="only rows of this split (verl: extra_info.split)")
     ] = None,
@@ -219,8 +224,13 @@ def eval_cmd(
     out = out or Path("evals") / f"{_slug(name)}-T{temperature:g}-p{top_p:g}-L{max_tokens}"
     sampler = None
     try:
-        mapping = parse_mapping(map_)
+        if map_ is not None:
+            typer.echo("warning: --map is renamed --mapping (same field=column syntax)", err=True)
+        mapping = parse_mapping(mapping or map_)
         benches = [load_benchmark_problems(s, mapping=mapping, split=split, limit=limit) for s in specs]
+        for b in benches:
+            for note in b.notes:
+                typer.echo(f"{b.name}: {note}", err=True)
         dup = {b.name for b in benches if [x.name for x in benches].count(b.name) > 1}
         if dup:
             fail(f"two benchmarks are named {sorted(dup)[0]!r}; name one NAME=PATH")

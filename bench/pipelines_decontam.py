@@ -14,7 +14,14 @@ carries the statement the integer rules rewrite it to as `problem` (a build chec
 answer-format sentence the rules append cannot pass for contamination.
 The same script measures any checkout: `PYTHONPATH=<checkout> python bench/pipelines_decontam.py`.
 
+`--paraphrased` measures the paraphrased copies of bench/data/decontam_paraphrased.jsonl (issue 21:
+changed numbers, added sentences, rewordings, other markup, copies as found in other sets; made
+by bench/decontam_paraphrases.py before any tuning) per half: the fuzzy layer's settings were
+chosen on the `tune` half only; the `heldout` half is the measurement. `--layers` compares the
+word n-grams alone (before issue 21) with all layers, on the same rows.
+
     .venv/bin/python bench/pipelines_decontam.py [--json out.json]
+    .venv/bin/python bench/pipelines_decontam.py --paraphrased --clean-dir ../shared/data/sources
 """
 
 from __future__ import annotations
@@ -40,7 +47,14 @@ EXTRA_CLEAN = {
     "qwen_eval_asdiv.jsonl": "question",
     "qwen_eval_svamp.jsonl": "Question",
     "qwen_eval_carp_en.jsonl": "content",
+    "qwen_eval_mawps.jsonl": "input",
+    "scibench.jsonl": "problem_text",
+    "qwen_eval_cmath.jsonl": "question",
+    "qwen_eval_gaokao_math_cloze.jsonl": "question",
+    "qwen_eval_gaokao2024_mix.jsonl": "question",
+    "qwen_eval_cn_middle_school.jsonl": "question",
 }
+PARAPHRASED = ROOT / "bench" / "data" / "decontam_paraphrased.jsonl"
 _ONES = NUMBER_WORDS
 _TENS = {d: w for w, d in TENS_WORDS.items()}
 
@@ -234,12 +248,108 @@ def measure(seed: int = 0, extra_clean: Path | None = None) -> dict:
     }
 
 
+def measure_paraphrased(extra_clean: Path | None = None, *, fuzzy: bool = True) -> dict:
+    """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows."""
+    from mathdata.decontam import decontaminate
+    from mathdata.schema import new_record, to_table
+
+    copies = [json.loads(line) for line in PARAPHRASED.read_text(encoding="utf-8").splitlines() if line]
+    planted = [
+        new_record(
+            source=f"planted:{c['kind']}",
+            original_problem=c["text"],
+            source_key=f"{c['item']}:{c['kind']}#{i}",
+        )
+        for i, c in enumerate(copies)
+    ]
+    clean = clean_rows(extra_clean)
+    t0 = time.perf_counter()
+    table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy)
+    seconds = time.perf_counter() - t0
+    status = table.column("status").to_pylist()
+    halves: dict = {}
+    missed = []
+    for c, st in zip(copies, status[: len(copies)], strict=True):
+        h = halves.setdefault(c["half"], {"planted": 0, "caught": 0, "right_item": 0, "by_kind": {}})
+        k = h["by_kind"].setdefault(c["kind"], [0, 0])
+        h["planted"] += 1
+        k[1] += 1
+        if st.startswith("contaminated:"):
+            h["caught"] += 1
+            k[0] += 1
+            h["right_item"] += st == f"contaminated:{c['item']}"
+        else:
+            missed.append({"half": c["half"], "kind": c["kind"], "item": c["item"], "text": c["text"][:200]})
+    judged = {b["id"] for b in report.get("borderline", [])}
+    for c, r in zip(copies, planted, strict=True):
+        if r["id"] in judged:
+            halves[c["half"]]["borderline"] = halves[c["half"]].get("borderline", 0) + 1
+    for h in halves.values():
+        h["recall"] = round(h["caught"] / h["planted"], 4)
+        # what a judge that answers every borderline pair right would add (an upper bound)
+        h["recall_with_perfect_judge"] = round((h["caught"] + h.get("borderline", 0)) / h["planted"], 4)
+    false_hits = [
+        {"source": r["source"], "status": st, "text": r["original_problem"][:120]}
+        for r, st in zip(clean, status[len(copies) :], strict=True)
+        if st != "kept"
+    ]
+    by_source: dict = {}
+    for r in clean:
+        by_source[r["source"]] = by_source.get(r["source"], 0) + 1
+    return {
+        "fuzzy": fuzzy,
+        "settings": report.get("fuzzy"),
+        "halves": halves,
+        "clean": len(clean),
+        "clean_by_source": by_source,
+        "false_hits": len(false_hits),
+        "false_hit_rows": false_hits,
+        "borderline_on_clean": sum(b["id"] in {r["id"] for r in clean} for b in report.get("borderline", [])),
+        "missed": missed,
+        "seconds": round(seconds, 2),
+    }
+
+
+def _print_paraphrased(res: dict) -> None:
+    label = "all layers" if res["fuzzy"] else "word n-grams only (before issue 21)"
+    print(f"{label}: false hits {res['false_hits']} of {res['clean']} clean problems; {res['seconds']} s")
+    for half in ("tune", "heldout"):
+        h = res["halves"][half]
+        kinds = ", ".join(f"{k} {c}/{n}" for k, (c, n) in h["by_kind"].items())
+        print(f"  {half:<8} recall {h['recall']:.4f} ({h['caught']}/{h['planted']}; {kinds})")
+        if res["fuzzy"]:
+            print(
+                f"           borderline (for a judge) {h.get('borderline', 0)}: recall with a perfect judge "
+                f"{h['recall_with_perfect_judge']:.4f}"
+            )
+    if res["fuzzy"]:
+        print(
+            f"  clean problems with a borderline pair (judge calls on clean data): {res['borderline_on_clean']}"
+        )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path)
     ap.add_argument("--show", action="store_true", help="print missed copies and false hits")
     ap.add_argument("--clean-dir", type=Path, help="folder with more clean sets (ASDiv, SVAMP, CARP JSONL)")
+    ap.add_argument("--paraphrased", action="store_true", help="the planted paraphrased copies, per half")
+    ap.add_argument("--layers", action="store_true", help="with --paraphrased: also without the new layers")
     args = ap.parse_args(argv)
+    if args.paraphrased:
+        out = {"all_layers": measure_paraphrased(args.clean_dir)}
+        if args.layers:
+            out["word_ngrams_only"] = measure_paraphrased(args.clean_dir, fuzzy=False)
+        for res in out.values():
+            _print_paraphrased(res)
+            if args.show:
+                for m in res["missed"]:
+                    print("MISSED", json.dumps(m, ensure_ascii=False))
+                for h in res["false_hit_rows"]:
+                    print("FALSE", json.dumps(h, ensure_ascii=False))
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False))
+        return 0
     res = measure(extra_clean=args.clean_dir)
     print(
         f"recall {res['recall']:.4f} on {res['planted']} planted re-typed copies; "

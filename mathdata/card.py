@@ -47,7 +47,36 @@ def _counts(table: pa.Table, column: str, top: int = 15) -> list[list]:
     return [[k if k is not None else "(unknown)", f"{v:,}"] for k, v in c.most_common(top)]
 
 
-def _header(name: str, kept: int, license: str, data_files: str) -> str:
+def _data_files(data_files: str | dict[str, str]) -> list[dict]:
+    """The card's `configs.data_files`: one entry per split (a bare pattern is the train split)."""
+    if isinstance(data_files, str):
+        return [{"split": "train", "path": data_files}]
+    return [{"split": k, "path": v} for k, v in data_files.items()]
+
+
+def _files_section(data_files: str | dict[str, str], kept: pa.Table) -> str:
+    """Which file holds which split, with its row count: a verl user points train_files at the
+    train file and val_files at the held-out one, and no file named train holds another split."""
+    if isinstance(data_files, str):
+        return ""
+    from mathdata.export import split_counts
+
+    counts = split_counts(kept)
+    rows = [[f"`{path}`", split, f"{counts.get(split, 0):,}"] for split, path in data_files.items()]
+    use = ", ".join(
+        f"`data.{key}={data_files[split]}`"
+        for split, key in (("train", "train_files"), ("test", "val_files"))
+        if split in data_files
+    )
+    return (
+        "## Files\n\nOne file (or set of shards) per split; a file holds the rows of its split only "
+        "(a record whose source names no split is `train`).\n\n"
+        + _table_md(["file", "split", "problems"], rows)
+        + (f"\n\nverl: {use}.\n" if use else "\n")
+    )
+
+
+def _header(name: str, kept: int, license: str, data_files: str | dict[str, str]) -> str:
     meta = {
         "license": license,
         "pretty_name": name,
@@ -55,7 +84,7 @@ def _header(name: str, kept: int, license: str, data_files: str) -> str:
         "task_categories": ["text-generation", "question-answering"],
         "tags": ["math", "reinforcement-learning", "verifiable-rewards", "integer-answers"],
         "size_categories": [size_category(kept)],
-        "configs": [{"config_name": "default", "data_files": [{"split": "train", "path": data_files}]}],
+        "configs": [{"config_name": "default", "data_files": _data_files(data_files)}],
     }
     return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n"
 
@@ -102,7 +131,7 @@ def render_card(
     decontam_report: dict | None = None,
     sources: list | None = None,
     license: str = "other",
-    data_files: str = "*.parquet",
+    data_files: str | dict[str, str] = "*.parquet",
     description: str | None = None,
 ) -> str:
     """The card's Markdown text (YAML header + sections)."""
@@ -118,6 +147,9 @@ def render_card(
         f"(record schema v{SCHEMA_VERSION}); regenerate it with `dapo data card` instead of editing it.\n"
     )
     out.append(f"**{n_kept:,} kept problems** out of {len(table):,} records.\n")
+    files = _files_section(data_files, kept)
+    if files:
+        out.append(files)
 
     out.append("## Sources\n")
     by_src = Counter(table.column("source").to_pylist())
@@ -267,7 +299,7 @@ def write_card(
     decontam_report: dict | None = None,
     sources: list | None = None,
     license: str = "other",
-    data_files: str = "*.parquet",
+    data_files: str | dict[str, str] = "*.parquet",
     description: str | None = None,
 ) -> Path:
     """Write the card to `<dir>/README.md` (or the given .md path) atomically; return the path."""

@@ -18,6 +18,31 @@ def _sql_list(files) -> str:
     return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
 
 
+EXPORT_COLUMNS = {"verl": {"prompt", "reward_model", "extra_info"}, "trl": {"prompt", "answer", "id"}}
+
+
+def _export_format(con, files) -> str | None:
+    """`verl` / `trl` when every file is one of mathdata's own exports (no records metadata, the
+    export's columns), else None: `dapo data sql` reads what `dapo build` and `dapo data export` wrote."""
+    import duckdb
+
+    found = set()
+    for f in files:
+        try:
+            if con.execute(
+                "SELECT 1 FROM parquet_kv_metadata(?) WHERE key = ?", [str(f), VERSION_KEY]
+            ).fetchall():
+                return None
+            cols = {r[0] for r in con.execute("SELECT name FROM parquet_schema(?)", [str(f)]).fetchall()}
+        except duckdb.Error:
+            return None  # _check_files names the unreadable file
+        kind = next((k for k, need in EXPORT_COLUMNS.items() if need <= cols), None)
+        if kind is None:
+            return None
+        found.add(kind)
+    return found.pop() if len(found) == 1 else None
+
+
 def _check_files(con, files) -> None:
     """Every file must be readable Parquet carrying this schema version (read from the footer by DuckDB)."""
     import duckdb
@@ -47,14 +72,22 @@ def _check_files(con, files) -> None:
             )
 
 
-def connect(path: str | os.PathLike, *, threads: int | None = None):
-    """An in-memory DuckDB connection with the records under `path` exposed as view `records`."""
+def connect(path: str | os.PathLike, *, threads: int | None = None, exports: bool = False):
+    """An in-memory DuckDB connection with the records under `path` exposed as view `records`.
+
+    `exports`: a verl or TRL export (a file or a folder of them) is accepted too; its rows, with
+    the export's own columns, are the view `records`."""
     import duckdb
 
     files = shard_files(path)
     con = duckdb.connect(":memory:")
     if threads:
         con.execute(f"SET threads = {int(threads)}")
+    if exports and files and _export_format(con, files):
+        con.execute(
+            f"CREATE VIEW records AS SELECT * FROM read_parquet({_sql_list(files)}, union_by_name = true)"
+        )
+        return con
     _check_files(con, files)
     if files:
         con.execute(f"CREATE VIEW records AS SELECT * FROM read_parquet({_sql_list(files)})")
@@ -70,8 +103,9 @@ def connect(path: str | os.PathLike, *, threads: int | None = None):
 
 
 def query(path: str | os.PathLike, sql: str) -> Any:
-    """Run one SQL statement against `records`; returns a pyarrow Table."""
-    con = connect(path)
+    """Run one SQL statement against `records` (a records store, or a verl / TRL export);
+    returns a pyarrow Table."""
+    con = connect(path, exports=True)
     try:
         rel = con.sql(sql)
         if rel is None:  # a statement without a result (SET, CREATE ...)

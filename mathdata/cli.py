@@ -85,7 +85,9 @@ def stats(
 
 @data_app.command()
 def sql(
-    path: Path = typer.Argument(..., help="store directory or .parquet file"),
+    path: Path = typer.Argument(
+        ..., help="store directory or .parquet file: a records store, or a verl / TRL export it wrote"
+    ),
     query: str = typer.Argument(
         ..., help='SQL over the view `records`, e.g. "SELECT source, count(*) FROM records GROUP BY 1"'
     ),
@@ -186,39 +188,54 @@ def decontam(
         typer.echo(f"  {hit['id']} ~ {hit['benchmark']}:{hit['item']} (overlap {hit['overlap']:.2f})")
 
 
-@export_app.command("verl")
-def export_verl(
-    src: Path = typer.Argument(..., help="input store"),
-    out: Path = typer.Argument(..., help="output .parquet file"),
-    repeat: int = typer.Option(1, help="repeat each row k times (avg@k evaluation files)"),
-    split: str = typer.Option(None, help="override extra_info.split"),
-    data_source: str = typer.Option("math_dapo", help="data_source column (verl picks the reward by it)"),
-) -> None:
-    """verl / DAPO-Math-17K Parquet of the kept records."""
-    from mathdata.export import to_verl
+def _export(fmt: str, src: Path, out: Path, split: str | None, **kw) -> None:
+    """OUT.parquet: the kept rows of --split (of every split without it, unless the file is named
+    after a split); OUT without .parquet: a folder with one <split>.parquet per split."""
+    import pyarrow.compute as pc
+
+    from mathdata.export import EXPORTERS, export_splits, select_split
     from mathdata.store import read_table
 
     try:
-        path = to_verl(read_table(src), out, repeat=repeat, data_source=data_source, split=split)
+        table = read_table(src)
+        if out.suffix.lower() == ".parquet":
+            typer.echo(f"wrote {EXPORTERS[fmt](table, out, split=split, **kw)}")
+            return
+        if split is not None:
+            table = select_split(table.filter(pc.equal(table.column("status"), "kept")), split)
+        files = export_splits(table, out, fmt=fmt, **kw)
     except _errors() as e:
         _fail(e)
-    typer.echo(f"wrote {path}")
+    for name, path in files.items():
+        typer.echo(f"wrote {path} (split {name})")
+
+
+_SPLIT_HELP = (
+    "export only the kept rows of this split (a record with no split is train); default: every split"
+)
+_OUT_HELP = "output .parquet file, or a folder: one <split>.parquet per split (train.parquet, test.parquet)"
+
+
+@export_app.command("verl")
+def export_verl(
+    src: Path = typer.Argument(..., help="input store"),
+    out: Path = typer.Argument(..., help=_OUT_HELP),
+    repeat: int = typer.Option(1, help="repeat each row k times (avg@k evaluation files)"),
+    split: str = typer.Option(None, help=_SPLIT_HELP),
+    data_source: str = typer.Option("math_dapo", help="data_source column (verl picks the reward by it)"),
+) -> None:
+    """verl / DAPO-Math-17K Parquet of the kept records (train.parquet = train_files, test.parquet = val_files)."""
+    _export("verl", src, out, split, repeat=repeat, data_source=data_source)
 
 
 @export_app.command("trl")
 def export_trl(
     src: Path = typer.Argument(..., help="input store"),
-    out: Path = typer.Argument(..., help="output .parquet file"),
+    out: Path = typer.Argument(..., help=_OUT_HELP),
+    split: str = typer.Option(None, help=_SPLIT_HELP),
 ) -> None:
-    """TRL / datasets Parquet (prompt messages + answer) of the kept records."""
-    from mathdata.export import to_trl
-    from mathdata.store import read_table
-
-    try:
-        path = to_trl(read_table(src), out)
-    except _errors() as e:
-        _fail(e)
-    typer.echo(f"wrote {path}")
+    """TRL / datasets Parquet (prompt messages, answer, id, source, split) of the kept records."""
+    _export("trl", src, out, split)
 
 
 @data_app.command()

@@ -35,6 +35,7 @@ Defaults, measured (bench/mathdata.py's planted edits; the bundled benchmarks + 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -61,8 +62,10 @@ class DedupResult:
     report: dict = field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=32)
 def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
-    """(bands, rows) minimising datasketch's weighted false-positive + false-negative area."""
+    """(bands, rows) minimising datasketch's weighted false-positive + false-negative area (cached:
+    datasketch integrates numerically each time)."""
     from datasketch import MinHashLSH
 
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)

@@ -215,20 +215,16 @@ def _is_verl(rows: list[dict]) -> bool:
     return bool(rows) and "prompt" in rows[0] and "reward_model" in rows[0]
 
 
+def _is_records(rows: list[dict]) -> bool:
+    """A mathdata records store (every record, kept or not, with its status)."""
+    return bool(rows) and "status" in rows[0] and "original_problem" in rows[0]
+
+
 def parse_mapping(text: str | None) -> dict[str, str]:
-    """`problem=question,answer=final,id=uid` -> dict; keys must be problem, answer or id."""
-    if not text:
-        return {}
-    out = {}
-    for part in text.split(","):
-        key, sep, col = part.partition("=")
-        key, col = key.strip(), col.strip()
-        if not sep or key not in ("problem", "answer", "id") or not col:
-            raise ValueError(
-                f"--map {text!r}: write problem=COLUMN,answer=COLUMN[,id=COLUMN] (got {part.strip()!r})"
-            )
-        out[key] = col
-    return out
+    """`problem=question,answer=final,id=uid` -> dict (mathdata.mapping: field=column everywhere)."""
+    from mathdata.mapping import parse_mapping as _parse
+
+    return _parse(text, fields=("problem", "answer", "id"))
 
 
 def load_benchmark_problems(
@@ -261,6 +257,15 @@ def load_benchmark_problems(
     if _is_verl(rows) and not mapping:
         problems, notes = _from_verl(rows, path, split)
     else:
+        if _is_records(rows):  # a mathdata records store: its kept rows, with their final text
+            kept = [
+                {**r, "problem": r.get("problem") or r.get("original_problem")}
+                for r in rows
+                if r.get("status") == "kept"
+            ]
+            if len(kept) < len(rows):
+                notes.append(f"{len(rows) - len(kept)} records not kept (status other than 'kept') skipped")
+            rows = kept
         if split is not None:
             if rows and "split" not in rows[0]:
                 raise StoreError(f"{path}: --split {split!r} given but the file has no 'split' column")
@@ -326,7 +331,7 @@ def _from_mapped(rows: list[dict], path: Path, mapping: dict[str, str]) -> list[
             return None
         raise StoreError(
             f"{path} row {i}: no {role} field (looked for {', '.join(defaults)}); fields: {sorted(row)}. "
-            f"Name it with --map {role}=COLUMN"
+            f"Name it with --mapping {role}=COLUMN"
         )
 
     out = []

@@ -3,6 +3,10 @@
 Both are written atomically and load with `datasets.load_dataset("parquet", data_files=...)`.
 A kept row without a canonical integer answer is an error naming the row, and nothing is
 written: a reward computed against a bad ground truth silently poisons training.
+
+Splits never leak: `split=` selects the rows of one split (a record whose source names no split
+counts as `train`), `export_splits` writes one `<split>.parquet` per split (verl's `train_files` /
+`val_files`), and a file named after a split refuses rows of another one.
 """
 
 from __future__ import annotations
@@ -48,6 +52,58 @@ def _kept_with_answers(table: pa.Table) -> pa.Table:
     return kept.set_column(kept.schema.get_field_index("problem"), "problem", problem)
 
 
+DEFAULT_SPLIT = "train"  # the split of a record whose source names none
+SPLIT_FILE_NAMES = ("train", "test", "validation", "val", "dev", "eval")
+
+
+def row_splits(table: pa.Table) -> pa.Array:
+    """Each row's split, `train` where the source named none (what the exports select on)."""
+    if "split" not in table.column_names:
+        return pa.array([DEFAULT_SPLIT] * len(table), pa.string())
+    return pc.fill_null(table.column("split").combine_chunks(), DEFAULT_SPLIT)
+
+
+def split_counts(table: pa.Table) -> dict[str, int]:
+    """Kept-or-not rows per split (`row_splits`), sorted by split name."""
+    from collections import Counter
+
+    return dict(sorted(Counter(row_splits(table).to_pylist()).items()))
+
+
+def select_split(table: pa.Table, split: str | None) -> pa.Table:
+    """The rows of `split` (all rows for None); an error listing the splits there when none match."""
+    if split is None:
+        return table
+    picked = table.filter(pc.equal(row_splits(table), split))
+    if not len(picked) and len(table):
+        have = ", ".join(f"{k} ({v})" for k, v in split_counts(table).items())
+        raise ExportError(f"no kept records of split {split!r}; the kept records have splits: {have}")
+    return picked
+
+
+def split_file_name(split: str) -> str:
+    """`<split>.parquet`, with characters that do not belong in a file name replaced."""
+    import re
+
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", split).strip("._") or "unnamed"
+    return f"{safe}.parquet"
+
+
+def _check_file_split(kept: pa.Table, out_path: str | os.PathLike, split: str | None) -> None:
+    """A file named after a split (train.parquet, test-00001-of-00004.parquet) holds that split only."""
+    stem = Path(out_path).name.split(".", 1)[0].split("-", 1)[0].lower()
+    if stem not in SPLIT_FILE_NAMES or (split is not None and split == stem):
+        return
+    other = {k: v for k, v in split_counts(kept).items() if k != stem}
+    if other:
+        listed = ", ".join(f"{v} {k}" for k, v in other.items())
+        raise ExportError(
+            f"{out_path} is named after split {stem!r} but would hold {listed} rows of other splits; fix: "
+            f"add --split {stem} (split={stem!r}) to export only those rows, or export to a directory to get "
+            "one file per split. Nothing was written"
+        )
+
+
 def _write_atomic(table: pa.Table, out_path: str | os.PathLike) -> Path:
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -78,7 +134,8 @@ def to_verl(
     index_start: int = 0,
     difficulty: bool | None = None,
 ) -> Path:
-    """verl / DAPO-Math-17K Parquet of the kept records; `repeat=k` for an avg@k eval file.
+    """verl / DAPO-Math-17K Parquet of the kept records (of `split` only, when given);
+    `repeat=k` for an avg@k eval file.
 
     Columns: data_source, prompt ([{role: user, content: dapo_prompt(problem)}]), ability
     "MATH", reward_model {style: "rule", ground_truth}, extra_info {index, id, source,
@@ -89,7 +146,8 @@ def to_verl(
     """
     if repeat < 1:
         raise ExportError(f"repeat must be >= 1, got {repeat}")
-    kept = _kept_with_answers(table)
+    kept = select_split(_kept_with_answers(table), split)
+    _check_file_split(kept, out_path, split)
     if not len(kept):
         raise ExportError(
             "no kept records to export (all rows rejected or the table is empty); nothing was written"
@@ -102,7 +160,7 @@ def to_verl(
     difficulty = measured
     problems = kept.column("problem").to_pylist()
     n = len(kept)
-    splits = pa.array([split] * n, pa.string()) if split is not None else kept.column("split")
+    splits = row_splits(kept)
     out = pa.table(
         {
             "data_source": pa.array([data_source] * n, pa.string()),
@@ -118,7 +176,7 @@ def to_verl(
                     kept.column("id").combine_chunks(),
                     kept.column("source").combine_chunks(),
                     pa.array(problems, pa.string()),
-                    splits.combine_chunks() if isinstance(splits, pa.ChunkedArray) else splits,
+                    splits,
                     *([difficulty] if difficulty is not None else []),
                 ],
                 names=["index", "id", "source", "raw_problem", "split"]
@@ -152,12 +210,14 @@ def _difficulty(kept: pa.Table) -> pa.Array | None:
     return pa.array(values, DIFFICULTY_TYPE)
 
 
-def to_trl(table: pa.Table, out_path: str | os.PathLike) -> Path:
-    """TRL / datasets Parquet: `prompt` (chat messages with the DAPO template), `answer`, `id`, `source`.
+def to_trl(table: pa.Table, out_path: str | os.PathLike, *, split: str | None = None) -> Path:
+    """TRL / datasets Parquet: `prompt` (chat messages with the DAPO template), `answer`, `id`,
+    `source`, `split` (of the kept records of `split` only, when given).
 
     TRL passes extra columns to reward functions, so `answer` reaches verifiers' TRL reward.
     """
-    kept = _kept_with_answers(table)
+    kept = select_split(_kept_with_answers(table), split)
+    _check_file_split(kept, out_path, split)
     if not len(kept):
         raise ExportError("no kept records to export; nothing was written")
     out = pa.table(
@@ -166,6 +226,27 @@ def to_trl(table: pa.Table, out_path: str | os.PathLike) -> Path:
             "answer": kept.column("answer"),
             "id": kept.column("id"),
             "source": kept.column("source"),
+            "split": row_splits(kept),
         }
     )
     return _write_atomic(out, out_path)
+
+
+EXPORTERS = {"verl": to_verl, "trl": to_trl}
+
+
+def export_splits(table: pa.Table, out_dir: str | os.PathLike, *, fmt: str = "verl", **kw) -> dict[str, Path]:
+    """One `<split>.parquet` per split of the kept records in `out_dir` (verl: `train.parquet` is
+    `data.train_files`, `test.parquet` `data.val_files`); {split: path}."""
+    if fmt not in EXPORTERS:
+        raise ExportError(f"unknown export format {fmt!r}; use {' or '.join(EXPORTERS)}")
+    kept = _kept_with_answers(table)
+    if not len(kept):
+        raise ExportError(
+            "no kept records to export (all rows rejected or the table is empty); nothing was written"
+        )
+    out = Path(out_dir)
+    return {
+        split: EXPORTERS[fmt](kept, out / split_file_name(split), split=split, **kw)
+        for split in split_counts(kept)
+    }

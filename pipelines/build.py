@@ -4,7 +4,9 @@ The pipeline is the list of steps in `pipelines.steps` (each configured from its
 of the config): the sources' records go through the map steps (classify -> rewrite ->
 validate), each a resumable Parquet store under DIR/stages/, then the corpus steps (dedup,
 decontamination). Then DIR/records/ (every record with its status), DIR/verl/ (the verl /
-DAPO-Math-17K export of the kept ones) and DIR/README.md (the card). Kill it at any moment
+DAPO-Math-17K export of the kept ones: one `<split>.parquet` per split, so `train.parquet` is
+verl's `data.train_files` and `test.parquet` its `data.val_files`; no file named train holds a
+row of another split) and DIR/README.md (the card). Kill it at any moment
 and run the same command again: finished work is skipped.
 """
 
@@ -185,12 +187,13 @@ def load_config(config: str | os.PathLike | dict | BuildConfig) -> BuildConfig:
 class BuildResult:
     out_dir: Path
     records_dir: Path
-    verl_path: Path | None
+    verl_path: Path | None  # the training file (verl/train.parquet); None without one, or when sharded
     card_path: Path | None
     counts: dict = field(default_factory=dict)  # final status -> rows
     stages: list = field(default_factory=list)  # runner.StageStats per stage
     llm_usage: dict | None = None
     reports: dict = field(default_factory=dict)
+    verl_files: dict = field(default_factory=dict)  # split -> [its verl file(s)]
 
     @property
     def kept(self) -> int:
@@ -235,6 +238,12 @@ def drop_repeated_ids(records: list[dict]) -> tuple[list[dict], dict[str, int]]:
     return out, dropped
 
 
+def _describe(src) -> str:
+    """A source as a user wrote it: its kind and its name, path or size."""
+    bits = [f"{k}={getattr(src, k)}" for k in ("name", "path", "n") if getattr(src, k, None) is not None]
+    return f"{src.kind} " + " ".join(bits)
+
+
 def _is_loopback(url: str | None) -> bool:
     from urllib.parse import urlsplit
 
@@ -269,9 +278,15 @@ def build(
     cfg = load_config(config)
     out = Path(out_dir)
     console = console or Console(stderr=True)
+    created = not out.exists()
     eng = make_engine(engine, address=address) if isinstance(engine, str) else engine
-    with eng:
-        return _build(cfg, out, eng, offline=offline, limit=limit, progress=progress, console=console)
+    try:
+        with eng:
+            return _build(cfg, out, eng, offline=offline, limit=limit, progress=progress, console=console)
+    except BaseException:
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()  # a build that failed on its inputs leaves no empty folder behind
+        raise
 
 
 def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None, progress: bool, console):
@@ -286,7 +301,7 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
 
     llm_cfg = cfg.rewrite.llm
     solver = cfg.validate_.solver
-    use_llm = llm_cfg.enabled or solver.enabled or cfg.difficulty.enabled
+    use_llm = llm_cfg.enabled or solver.enabled or cfg.difficulty.enabled or cfg.decontaminate.judge
     if use_llm and offline and not _is_loopback(llm_cfg.base_url or os.environ.get("OPENAI_BASE_URL")):
         console.print(
             "[yellow]--offline: the LLM endpoint is not on loopback; LLM rewriting, solver check and "
@@ -305,6 +320,11 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
     async def run_all() -> None:
         # sources show their own progress (the AoPS crawl), so acquire before the stage bars start
         acquired = acquire(cfg, out, offline=offline, limit=limit)
+        if not acquired:
+            raise ConfigError(
+                f"no records: every source is empty ({', '.join(_describe(s) for s in cfg.sources)}); "
+                "fix: give the sources rows (or a larger n / --limit); nothing was written"
+            )
         unique, dropped = drop_repeated_ids(acquired)
         if dropped:
             notes["acquire_dropped"] = dropped
@@ -447,9 +467,11 @@ def finish(
     for s in final.column("status").to_pylist():
         counts[status_key(s)] = counts.get(status_key(s), 0) + 1
     kept = final.filter(pc.equal(final.column("status"), "kept"))
-    verl_path = None
+    verl_path, verl_files = None, {}
     if cfg.export.verl:
-        verl_path = engine.export_verl(kept, out / "verl", repeat=cfg.export.repeat)
+        verl_files = engine.export_verl(kept, out / "verl", repeat=cfg.export.repeat)
+        if len(verl_files.get("train", [])) == 1:
+            verl_path = verl_files["train"][0]
     steps = [
         {"name": s.name, "in": s.total, **{k: v for k, v in sorted(s.status.items())}} for s in stats
     ] + [{"name": "final", "in": len(final), **counts}]
@@ -463,7 +485,13 @@ def finish(
         dedup_report=reports.get("dedup"),
         decontam_report=reports.get("decontam"),
         sources=[s.model_dump(mode="json", exclude_none=True) for s in cfg.sources],
-        data_files="verl/*.parquet",
+        data_files={
+            split: f"verl/{paths[0].name}"
+            if len(paths) == 1
+            else f"verl/{paths[0].name.split('-', 1)[0]}-*.parquet"
+            for split, paths in verl_files.items()
+        }
+        or "verl/*.parquet",
         description=cfg.description or None,
     )
     by_source: dict = {}
@@ -500,10 +528,19 @@ def finish(
         ],
         "llm_usage": llm_usage,
         "reports": reports,
+        "verl_files": {k: [str(p.relative_to(out)) for p in v] for k, v in verl_files.items()},
     }
     _write_json(out / "summary.json", summary)
     return BuildResult(
-        out, records_dir, verl_path, Path(card_path) if card_path else None, counts, stats, llm_usage, reports
+        out,
+        records_dir,
+        verl_path,
+        Path(card_path) if card_path else None,
+        counts,
+        stats,
+        llm_usage,
+        reports,
+        verl_files,
     )
 
 

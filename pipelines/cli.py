@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
 def _input_errors() -> tuple[type[BaseException], ...]:
     """Errors that mean bad input (a file, a row, a field, a config key): shown as one line."""
     from mathdata.files import SchemaError, StoreError
+    from mathdata.mapping import MappingError
     from pipelines.build import ConfigError
     from pipelines.report import ReportInputError
     from pipelines.sources.aops import AopsParseError
@@ -30,6 +31,7 @@ def _input_errors() -> tuple[type[BaseException], ...]:
         StoreError,
         FetchError,
         AopsParseError,
+        MappingError,
     )
 
 
@@ -86,12 +88,14 @@ def rules_report_cmd(
         ...,
         help="JSONL, JSON, Parquet or CSV with a problem and an answer per row (e.g. OlympiadBench, GSM8K)",
     ),
-    problem_field: str | None = typer.Option(
-        None, help="field holding the statement (default: question, problem, ... as `dapo build` reads it)"
+    mapping: str | None = typer.Option(
+        None,
+        "--mapping",
+        help="columns, field=column: problem=COL,answer=COL (default: question, problem, ... / final_answer, "
+        "answer, ... as `dapo build` reads them; a list answer uses its only item)",
     ),
-    answer_field: str | None = typer.Option(
-        None, help="field holding the answer (default: final_answer, answer, ...; a list uses its only item)"
-    ),
+    problem_field: str | None = typer.Option(None, hidden=True, help="old form of --mapping problem=COL"),
+    answer_field: str | None = typer.Option(None, hidden=True, help="old form of --mapping answer=COL"),
     config: Path | None = typer.Option(
         None, "--config", help="a build config whose classify/rewrite/validate sections to use"
     ),
@@ -110,7 +114,21 @@ def rules_report_cmd(
             from pipelines.build import load_config
 
             cfg = load_config(config)
-        report = rules_report_file(path, problem_field=problem_field, answer_field=answer_field, cfg=cfg)
+        if problem_field or answer_field:
+            typer.echo(
+                "warning: --problem-field/--answer-field are now --mapping problem=COL,answer=COL", err=True
+            )
+        from mathdata.mapping import FIELD_ALIASES, parse_mapping
+        from pipelines.sources.importer import TARGETS
+
+        fields = [*FIELD_ALIASES, *(t for t in TARGETS if t not in FIELD_ALIASES.values())]
+        report = rules_report_file(
+            path,
+            mapping=parse_mapping(mapping, fields=fields),
+            problem_field=problem_field,
+            answer_field=answer_field,
+            cfg=cfg,
+        )
     except _input_errors() as e:
         if debug:
             raise

@@ -8,7 +8,8 @@ config, the steps (`pipelines.steps`), the stage stores and the outputs are one 
 - `run_stage(step, prev_dir, out_dir, ...)`: a map step over the previous stage's store into its
   own store, one atomic shard per chunk, ids already there skipped (kill -9 safe);
 - `run_corpus_step(step, table)`: dedup or decontamination over every record;
-- `write_records(records_dir, table)` and `export_verl(kept, verl_dir, repeat)`: the outputs.
+- `write_records(records_dir, table)` and `export_verl(kept, verl_dir, repeat)`: the outputs
+  (one verl file, or set of shards, per split).
 
 Both engines see the records sorted by id before the corpus steps and the export, so dedup's
 representatives and the export's `extra_info.index` do not depend on which shard finished first.
@@ -19,8 +20,13 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def verl_shard_name(k: int, n: int) -> str:
-    return "train.parquet" if n == 1 else f"train-{k:05d}-of-{n:05d}.parquet"
+def verl_shard_name(k: int, n: int, split: str = "train") -> str:
+    """`<split>.parquet`, or `<split>-0000k-of-0000n.parquet` for one of n shards: every file is
+    named after the one split it holds (verl's train_files never see a test row)."""
+    from mathdata.export import split_file_name
+
+    stem = split_file_name(split).removesuffix(".parquet")
+    return f"{stem}.parquet" if n == 1 else f"{stem}-{k:05d}-of-{n:05d}.parquet"
 
 
 def drop_stale_exports(verl_dir: Path, written: list[Path]) -> None:
@@ -69,13 +75,14 @@ class LocalEngine:
         if len(stored_ids(records_dir)) != len(table):
             write_records(records_dir, table)  # one atomic shard; ids already there are skipped
 
-    def export_verl(self, kept, verl_dir: Path, *, repeat: int) -> Path:
-        from mathdata.export import to_verl
+    def export_verl(self, kept, verl_dir: Path, *, repeat: int) -> dict[str, list[Path]]:
+        """One `<split>.parquet` per split; {split: [path]}."""
+        from mathdata.export import export_splits
 
         verl_dir.mkdir(parents=True, exist_ok=True)
-        path = to_verl(kept, verl_dir / verl_shard_name(0, 1), repeat=repeat)
-        drop_stale_exports(verl_dir, [path])
-        return path
+        files = {k: [v] for k, v in export_splits(kept, verl_dir, fmt="verl", repeat=repeat).items()}
+        drop_stale_exports(verl_dir, [p for ps in files.values() for p in ps])
+        return files
 
 
 # columns that say when a run happened, not what it produced

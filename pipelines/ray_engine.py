@@ -19,7 +19,8 @@ engine (`pipelines.steps`), so the same config gives the same corpus:
 - Decontamination: the reference n-gram index is built once and broadcast (`ray.put`); the
   kept rows are matched against it in parallel batches (`mathdata.decontam.match_rows`).
 - records/ is written as Parquet shards by parallel tasks, and the verl export as shards
-  `verl/train-0000k-of-0000n.parquet` (same schema and rows as the local `verl/train.parquet`).
+  `verl/<split>-0000k-of-0000n.parquet` per split (same schema and rows as the local
+  `verl/<split>.parquet`; a shard holds one split only).
 """
 
 from __future__ import annotations
@@ -195,7 +196,7 @@ def _match_batch(batch: pa.Table, *, index_ref) -> pa.Table:
     from mathdata.decontam import match_rows
 
     index = ray.get(index_ref)  # broadcast: one copy per node in the object store
-    best = match_rows(batch.select(["original_problem", "problem"]), index)
+    best = match_rows(batch.drop_columns(["pos"]), index)
     pos = batch.column("pos").to_numpy()
     items = sorted(best.items())
     return pa.table(
@@ -204,6 +205,7 @@ def _match_batch(batch: pa.Table, *, index_ref) -> pa.Table:
             "overlap": pa.array([b[0] for _, b in items], pa.float64()),
             "shared": pa.array([b[1] for _, b in items], pa.int64()),
             "ref": pa.array([b[2] for _, b in items], pa.int64()),
+            "method": pa.array([b[3] for _, b in items], pa.string()),
         }
     )
 
@@ -214,20 +216,21 @@ def _write_batch(batch: pa.Table, *, records_dir: str) -> pa.Table:
     return pa.table({"written": [write_records(records_dir, batch)]})
 
 
-def _export_batch(
-    batch: pa.Table, *, verl_dir: str, size: int, shards: int, repeat: int, difficulty: bool
-) -> pa.Table:
+def _export_batch(batch: pa.Table, *, verl_dir: str, plan: dict, repeat: int, difficulty: bool) -> pa.Table:
     from mathdata.export import to_verl
 
+    split = batch.column("_split")[0].as_py()
     k = int(batch.column("_shard")[0].as_py())
+    size, shards = plan[split]
     path = to_verl(
-        batch.drop_columns(["_shard"]),
-        Path(verl_dir) / verl_shard_name(k, shards),
+        batch.drop_columns(["_shard", "_split"]),
+        Path(verl_dir) / verl_shard_name(k, shards, split),
         repeat=repeat,
+        split=split,
         index_start=k * size,
         difficulty=difficulty,
     )
-    return pa.table({"path": [str(path)]})
+    return pa.table({"split": [split], "path": [str(path)]})
 
 
 def _slices(table: pa.Table, size: int) -> list[pa.Table]:
@@ -377,10 +380,11 @@ class RayEngine:
             fn_kwargs={"records_dir": str(records_dir)},
         ).materialize()
 
-    def export_verl(self, kept, verl_dir: Path, *, repeat: int) -> Path:
+    def export_verl(self, kept, verl_dir: Path, *, repeat: int) -> dict[str, list[Path]]:
+        """Shards `<split>-0000k-of-0000n.parquet` of each split; {split: [paths]}."""
         import ray.data
 
-        from mathdata.export import ExportError, _difficulty, _kept_with_answers
+        from mathdata.export import ExportError, _difficulty, _kept_with_answers, select_split, split_counts
 
         _kept_with_answers(kept)  # the same one-line errors as the local export, before any task starts
         difficulty = _difficulty(kept) is not None  # one schema for every shard
@@ -389,13 +393,18 @@ class RayEngine:
                 "no kept records to export (all rows rejected or the table is empty); nothing was written"
             )
         verl_dir.mkdir(parents=True, exist_ok=True)
-        shards = min(len(kept), 2 * self.cpus())
-        size = math.ceil(len(kept) / shards)
-        shards = math.ceil(len(kept) / size)
-        parts = [
-            part.append_column("_shard", pa.array([k] * len(part), pa.int32()))
-            for k, part in enumerate(_slices(kept, size))
-        ]
+        parts, plan = [], {}
+        for split in split_counts(kept):
+            rows = select_split(kept, split)
+            shards = min(len(rows), 2 * self.cpus())
+            size = math.ceil(len(rows) / shards)
+            plan[split] = (size, math.ceil(len(rows) / size))
+            parts += [
+                part.append_column("_shard", pa.array([k] * len(part), pa.int32())).append_column(
+                    "_split", pa.array([split] * len(part), pa.string())
+                )
+                for k, part in enumerate(_slices(rows, size))
+            ]
         done = (
             ray.data.from_arrow(parts)
             .map_batches(
@@ -404,16 +413,18 @@ class RayEngine:
                 batch_format="pyarrow",
                 fn_kwargs={
                     "verl_dir": str(verl_dir),
-                    "size": size,
-                    "shards": shards,
+                    "plan": plan,
                     "repeat": repeat,
                     "difficulty": difficulty,
                 },
             )
             .take_all()
         )
-        drop_stale_exports(verl_dir, [Path(r["path"]) for r in done])
-        return verl_dir
+        files: dict[str, list[Path]] = {}
+        for r in sorted(done, key=lambda r: r["path"]):
+            files.setdefault(r["split"], []).append(Path(r["path"]))
+        drop_stale_exports(verl_dir, [p for ps in files.values() for p in ps])
+        return files
 
     # -- dedup and decontamination on the cluster -----------------------------------------------
 
@@ -493,7 +504,9 @@ class RayEngine:
         from mathdata.decontam import apply_hits, build_index, kept_texts
 
         kw = {"n": config.n} if config.n else {}
-        index = build_index(config.benchmarks, **kw)
+        index = build_index(
+            config.benchmarks, fuzzy=config.fuzzy, **kw
+        )  # no LLM judge on Ray: borderline pairs are reported
         kept, texts = kept_texts(table)
         if not len(kept):
             return apply_hits(table, kept, {}, index)
@@ -509,5 +522,7 @@ class RayEngine:
             )
             .take_all()
         )
-        best = {int(h["pos"]): (float(h["overlap"]), int(h["shared"]), int(h["ref"])) for h in hits}
+        best = {
+            int(h["pos"]): (float(h["overlap"]), int(h["shared"]), int(h["ref"]), h["method"]) for h in hits
+        }
         return apply_hits(table, kept, best, index)

@@ -105,9 +105,16 @@ def rules_report(answers: list[tuple[str, str | None]], cfg=None) -> dict:
 
 
 def read_file_records(
-    path: str | Path, *, problem_field: str | None = None, answer_field: str | None = None
+    path: str | Path,
+    *,
+    mapping: dict[str, str] | None = None,
+    problem_field: str | None = None,
+    answer_field: str | None = None,
 ) -> list[dict]:
-    """The file's rows as the build's import source reads them (errors: one line, file/row/field)."""
+    """The file's rows as the build's import source reads them (errors: one line, file/row/field).
+
+    `mapping` is {field: column} (problem, answer, id, ...; mathdata.mapping); fields it does not
+    name are found by their usual column names. `problem_field` / `answer_field` are its old form."""
     from pipelines.sources.base import AcquireContext
     from pipelines.sources.importer import (
         _FILE_SUFFIXES,
@@ -128,23 +135,28 @@ def read_file_records(
             raise ReportInputError(f"{path}: no rows")
         where, row = first
         columns = list(row)
+        named = dict(mapping or {})
+        named.update({k: v for k, v in (("problem", problem_field), ("answer", answer_field)) if v})
         mapping = None
-        if problem_field or answer_field:
+        if named:
+            from mathdata.mapping import FIELD_ALIASES
+
             # the named fields, and the usual names for everything else (as the build's import reads them)
             auto = {t: next((c for c in names if c in columns), None) for t, names in DEFAULT_NAMES.items()}
-            auto["original_problem"] = problem_field or auto["original_problem"]
-            auto["original_answer"] = answer_field or auto["original_answer"]
+            auto.update({FIELD_ALIASES.get(k, k): v for k, v in named.items()})
             if auto["original_problem"] is None:
                 raise ReportInputError(
-                    f"{where}: no problem field among {columns}; fix: pass --problem-field NAME"
+                    f"{where}: no problem field among {columns}; fix: pass --mapping problem=COLUMN"
                 )
-            mapping = {col: target for target, col in auto.items() if col is not None}
+            mapping = {target: col for target, col in auto.items() if col is not None}
         elif not any(n in columns for n in DEFAULT_NAMES["original_problem"]):
             raise ReportInputError(
-                f"{where}: no problem field among {columns}; fix: pass --problem-field NAME"
+                f"{where}: no problem field among {columns}; fix: pass --mapping problem=COLUMN"
             )
         elif not any(n in columns for n in DEFAULT_NAMES["original_answer"]):
-            raise ReportInputError(f"{where}: no answer field among {columns}; fix: pass --answer-field NAME")
+            raise ReportInputError(
+                f"{where}: no answer field among {columns}; fix: pass --mapping answer=COLUMN"
+            )
         name = re.sub(r"[^\w.\-]", "_", path.stem) or "file"
         src = ImportSource(kind="import", name=name, path=str(path.resolve()), mapping=mapping)
         return src.acquire(AcquireContext(path.parent, path.parent))
@@ -153,8 +165,13 @@ def read_file_records(
 
 
 def rules_report_file(
-    path, *, problem_field: str | None = None, answer_field: str | None = None, cfg=None
+    path,
+    *,
+    mapping: dict[str, str] | None = None,
+    problem_field: str | None = None,
+    answer_field: str | None = None,
+    cfg=None,
 ) -> dict:
     """`report_records` over a JSONL/JSON/Parquet/CSV file read like `dapo build` reads it."""
-    records = read_file_records(path, problem_field=problem_field, answer_field=answer_field)
+    records = read_file_records(path, mapping=mapping, problem_field=problem_field, answer_field=answer_field)
     return report_records(run_offline_steps(records, cfg))

@@ -89,6 +89,11 @@ class DecontamConfig(Strict):
     enabled: bool = True
     n: int | None = Field(None, ge=1, description="n-gram length (default: mathdata's)")
     benchmarks: list[str] | None = Field(None, description="default: every bundled benchmark")
+    fuzzy: bool = Field(True, description="character 6-gram and metadata layers (paraphrased copies)")
+    judge: bool = Field(
+        False,
+        description="ask the rewrite.llm endpoint about borderline fuzzy pairs (pipelines.decontam_judge)",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,7 +254,14 @@ class DecontamStep(Step):
         from mathdata.decontam import decontaminate
 
         kw = {"n": self.config.n} if self.config.n else {}
-        return decontaminate(table, references=self.config.benchmarks, **kw)
+        judge = None
+        if self.config.judge and self.ctx.llm is not None:
+            from pipelines.decontam_judge import llm_judge
+
+            judge = llm_judge(self.ctx.llm)
+        return decontaminate(
+            table, references=self.config.benchmarks, fuzzy=self.config.fuzzy, judge=judge, **kw
+        )
 
 
 # The default pipeline, in order. A step is listed once; its config is `BuildConfig.<section>`.

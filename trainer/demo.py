@@ -1,7 +1,7 @@
 """`dapo demo`: SFT warm-up, eval, DAPO, eval, on a synthetic corpus, in minutes on two CPU cores.
 
 The corpus is built by `dapo build` (pipelines) before this runs; the trainer only reads its
-records store (SFT) and its verl Parquet (RL and eval), split by `extra_info.split`.
+records store (SFT) and its verl Parquet files: train.parquet (RL) and test.parquet (eval).
 
 Why the numbers are what they are: SFT stops once sampled accuracy on training prompts reaches
 ~30%, so the policy knows the `Answer:` format but is unsure; DAPO then sharpens it on its own
@@ -62,13 +62,17 @@ def run(
     *,
     records: str | Path,
     verl: str | Path,
+    held_out: str | Path | None = None,
     seed: int = 0,
     rl_steps: int | None = None,
     threads: int | None = None,
     progress: bool = True,
     console=None,
 ) -> dict:
-    """SFT -> eval -> DAPO -> eval; writes out/report.json and returns it."""
+    """SFT -> eval -> DAPO -> eval; writes out/report.json and returns it.
+
+    `verl` is the training file (verl/train.parquet), `held_out` the test split's file
+    (verl/test.parquet; default: `verl`, whose test rows are then selected by extra_info.split)."""
     import torch
     from rich.console import Console
 
@@ -100,7 +104,9 @@ def run(
     )
 
     tok = load_tokenizer(out / "sft")
-    held = load_prompts(verl, tok, max_prompt_len=256, split="test", limit=EVAL["n_prompts"]).prompts
+    held = load_prompts(
+        held_out or verl, tok, max_prompt_len=256, split="test", limit=EVAL["n_prompts"]
+    ).prompts
     ev_kw = {"k": EVAL["k"], "temperature": EVAL["temperature"], "top_p": EVAL["top_p"],
              "max_new_tokens": DEMO_RL["rollout"]["max_new_tokens"]}  # fmt: skip
 

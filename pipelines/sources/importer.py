@@ -165,21 +165,21 @@ def _resolve_mapping(columns: list[str], mapping: dict[str, str] | None, where: 
             if found:
                 out[target] = found
     else:
-        bad = [t for t in mapping.values() if t not in TARGETS]
-        if bad:
-            raise ImportDataError(
-                f"{where}: mapping targets {bad} are not record fields; use one of {list(TARGETS)}"
-            )
-        missing = [c for c in mapping if c not in columns]
+        from mathdata.mapping import MappingError, field_to_column
+
+        try:
+            out = field_to_column(mapping, fields=TARGETS, where=where)
+        except MappingError as e:
+            raise ImportDataError(str(e)) from None
+        missing = [c for c in out.values() if c not in columns]
         if missing:
             raise ImportDataError(
                 f"{where}: mapping names column(s) {missing} that the data lacks; columns: {columns}; fix: name one of those columns"
             )
-        out = {target: col for col, target in mapping.items()}
     if "original_problem" not in out:
         raise ImportDataError(
             f"{where}: no problem column found among {columns}; "
-            'pass a mapping such as {"question": "original_problem", "final_answer": "original_answer"}'
+            "pass a mapping {field: column} such as {problem: question, answer: final_answer}"
         )
     return out
 
@@ -251,8 +251,8 @@ def import_records(
 ) -> list[dict]:
     """Records with source `import:<name>` from a file or a `datasets` name/path.
 
-    `mapping` is {source column: record field} (fields in TARGETS); without it common column
-    names are recognised. `split` picks the `datasets` split (default "train") and is written
+    `mapping` is {field: column} (a field in TARGETS, or problem / answer / id; mathdata.mapping);
+    without it common column names are recognised. `split` picks the `datasets` split (default "train") and is written
     to every record unless a column feeds `split`. Each record's id hashes its text with the
     row key (the `source_ref` column, else the row number), so repeated texts stay distinct
     rows for dedup to judge.
@@ -264,9 +264,11 @@ def import_records(
     source = f"import:{name}"
     records: list[dict] = []
     fields: dict[str, str] | None = None
+    rows_read = 0
     for i, (where, row) in enumerate(read_rows(path_or_name, split)):
         if limit is not None and i >= limit:
             break
+        rows_read += 1
         if fields is None:
             fields = _resolve_mapping(list(row), mapping, where)
         missing = [col for col in fields.values() if col not in row]
@@ -321,6 +323,11 @@ def import_records(
                 checks={"import": info} if info else None,
                 **{k: v for k, v in out.items() if v is not None},
             )
+        )
+    if not rows_read and limit != 0:
+        raise ImportDataError(
+            f"{path_or_name}: no rows (an empty file or split); fix: point `path` of import source {name!r} "
+            "at a file with one problem per row, or remove the source"
         )
     return records
 

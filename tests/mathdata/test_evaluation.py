@@ -131,9 +131,11 @@ def test_custom_jsonl_with_mapping_and_its_errors(tmp_path):
     assert b.name == "my" and [(p.id, p.answer) for p in b.problems] == [("a", "2"), ("b", "1/2")]
     with pytest.raises(StoreError, match=r"mine.jsonl row 0: no field 'solution' \(mapped to answer\)"):
         load_benchmark_problems(str(f), mapping={"problem": "question", "answer": "solution"})
-    with pytest.raises(StoreError, match=r"row 0: no answer field .* --map answer=COLUMN"):
+    with pytest.raises(StoreError, match=r"row 0: no answer field .* --mapping answer=COLUMN"):
         load_benchmark_problems(str(f), mapping={"problem": "question"})
-    with pytest.raises(ValueError, match="problem=COLUMN,answer=COLUMN"):
+    with pytest.raises(
+        ValueError, match=r"--mapping 'question': write FIELD=COLUMN.* one of problem, answer, id"
+    ):
         parse_mapping("question")
     with pytest.raises(StoreError, match="not a bundled set"):
         load_benchmark_problems("aime2099")
@@ -239,3 +241,22 @@ def test_grade_cache_is_per_grader_and_per_response(tmp_path):
     assert len(GradeCache(tmp_path, grader).grades) == 2
     assert GradeCache(tmp_path, {**grader, "source_sha256": "def"}).grades == {}  # another grader: regrade
     assert not (tmp_path / "grades.jsonl").exists()
+
+
+def test_records_store_reads_kept_rows_and_says_how_many_it_skipped(tmp_path):
+    """A records store holds rejected rows too (no final problem text): eval reads the kept ones."""
+    from mathdata.schema import new_record, to_table
+    from mathdata.store import write_records
+
+    kept = new_record(source="s", original_problem="What is 2+3?", answer="5", split="test")
+    rewritten = {**new_record(source="s", original_problem="Find 0.5 * 8.", answer="4", split="test"),
+                 "problem": "Find half of 8."}  # fmt: skip
+    rejected = {**new_record(source="s", original_problem="Prove it."), "status": "rejected:proof"}
+    write_records(tmp_path / "store", to_table([kept, rewritten, rejected]))
+    b = load_benchmark_problems(str(tmp_path / "store"))
+    assert sorted((p.problem, p.answer) for p in b.problems) == [
+        ("Find half of 8.", "4"),
+        ("What is 2+3?", "5"),
+    ]
+    assert b.notes == ["1 records not kept (status other than 'kept') skipped"]
+    assert len(load_benchmark_problems(str(tmp_path / "store"), split="test").problems) == 2

@@ -142,3 +142,31 @@ def test_length_percentiles_exact_or_sampled(bench_store, monkeypatch):
     monkeypatch.setattr(mathdata.catalog, "SAMPLE_ROWS", 100)  # row groups of 100 rows, for the test
     sampled = stats(bench_store, sample_groups=1)["problem_length_chars"]
     assert not sampled["exact"] and sampled["sample_rows"] == 30 + 100 + 40  # first 100 rows of each shard
+
+
+def test_sql_reads_the_exports_it_wrote(tmp_path, bench_store):
+    """`dapo data sql` on a verl or TRL export (file or folder of split files), as written by
+    `dapo data export`: the rows are the view `records`, with the export's columns."""
+    for fmt in ("verl", "trl"):
+        folder = tmp_path / fmt
+        r = runner.invoke(app, ["data", "export", fmt, str(bench_store), str(folder)])
+        assert r.exit_code == 0, r.output
+        assert [p.name for p in folder.iterdir()] == ["test.parquet"]  # the bundled sets are test splits
+        split = "extra_info.split" if fmt == "verl" else "split"
+        for target in (folder, folder / "test.parquet"):
+            r = runner.invoke(
+                app,
+                [
+                    "data",
+                    "sql",
+                    str(target),
+                    f"SELECT {split} AS s, count(*) AS n FROM records GROUP BY 1",
+                    "--format",
+                    "json",
+                ],
+            )
+            assert r.exit_code == 0, r.output
+            kept = sum(
+                s == "kept" for s in pq.read_table(bench_store, columns=["status"]).column(0).to_pylist()
+            )
+            assert json.loads(r.output) == [{"s": "test", "n": kept}]

@@ -71,3 +71,37 @@ def test_trl_export(tmp_path, aime24):
     assert ds[0]["prompt"][0]["role"] == "user" and ds[0]["prompt"][0]["content"].startswith(
         "Solve the following"
     )
+
+
+def test_splits_select_rows_and_a_missing_split_is_train(tmp_path):
+    """`split=` selects (it once relabelled every row); a record whose source names no split is train;
+    export_splits writes one file per split; a file named after a split refuses other splits."""
+    from mathdata.export import export_splits
+
+    rows = [
+        new_record(source="s", original_problem="P1", answer="1", split="train"),
+        new_record(source="s", original_problem="P2", answer="2", split="test"),
+        new_record(source="s", original_problem="P3", answer="3"),  # no split: train
+    ]
+    table = to_table(rows)
+    ids = {r["original_problem"]: r["id"] for r in rows}
+
+    def got(path, col="extra_info"):
+        t = pq.read_table(path).to_pylist()
+        return sorted((r[col]["id"], r[col]["split"]) if col else (r["id"], r["split"]) for r in t)
+
+    assert got(to_verl(table, tmp_path / "a.parquet", split="test")) == [(ids["P2"], "test")]
+    assert got(to_verl(table, tmp_path / "train.parquet", split="train")) == sorted(
+        [(ids["P1"], "train"), (ids["P3"], "train")]
+    )
+    assert got(to_trl(table, tmp_path / "t.parquet", split="test"), col=None) == [(ids["P2"], "test")]
+    files = export_splits(table, tmp_path / "both", fmt="trl")
+    assert sorted(p.name for p in files.values()) == ["test.parquet", "train.parquet"]
+    with pytest.raises(
+        ExportError,
+        match="no kept records of split 'val'; the kept records have splits: test \\(1\\), train \\(2\\)",
+    ):
+        to_verl(table, tmp_path / "v.parquet", split="val")
+    with pytest.raises(ExportError, match="named after split 'test' but would hold 2 train rows"):
+        to_trl(table, tmp_path / "test.parquet")
+    assert not (tmp_path / "test.parquet").exists() and not (tmp_path / "v.parquet").exists()

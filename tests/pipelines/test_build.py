@@ -77,12 +77,34 @@ def test_examples_parse():
         assert cfg.sources
 
 
+def assert_files_hold_their_split(folder: Path, kept: list[dict], *, complete: bool = True) -> list[dict]:
+    """Every export file is named after the one split it holds; the train file(s) share no id with
+    any other split; together they are the kept records (`complete`). Returns the rows of all files."""
+    split_of = {r["id"]: r["split"] or "train" for r in kept}
+    rows: list[dict] = []
+    for path in sorted(folder.glob("*.parquet")):
+        name = path.name.split(".")[0].split("-")[0]
+        got = pq.read_table(path).to_pylist()
+        ids = [r["extra_info"]["id"] if "extra_info" in r else r["id"] for r in got]
+        assert {split_of[i] for i in ids} == {name}, (path, {split_of[i] for i in ids})
+        rows += got
+    ids_by_split: dict = {}
+    for r in rows:
+        i = r["extra_info"]["id"] if "extra_info" in r else r["id"]
+        ids_by_split.setdefault(split_of[i], set()).add(i)
+    held_out = set().union(*(v for k, v in ids_by_split.items() if k != "train"))
+    assert not ids_by_split.get("train", set()) & held_out
+    if complete:
+        assert set().union(*ids_by_split.values()) == set(split_of)
+    return rows
+
+
 def _check_outputs(out: Path) -> dict:
     records = read_table(out / "records")
     ids = records.column("id").to_pylist()
     assert len(ids) == len(set(ids))
-    verl = pq.read_table(out / "verl" / "train.parquet").to_pylist()
     kept = [r for r in records.to_pylist() if r["status"] == "kept"]
+    verl = assert_files_hold_their_split(out / "verl", kept)
     assert len(verl) == len(kept) > 0
     for row in verl:
         truth = row["reward_model"]["ground_truth"]
@@ -251,3 +273,71 @@ def test_cli_rules_report():
     assert res.exit_code == 0, res.output
     report = json.loads(res.output)
     assert report["rewritten"] + report["needs_llm"] + report["rejected"] == report["total"] == 675
+
+
+def test_no_test_id_reaches_a_training_file(tmp_path):
+    """`dapo build` then every export, as a user runs them: no file named train holds a test id."""
+    from typer.testing import CliRunner
+
+    from dapo_cli import app
+
+    cfg = _write(
+        tmp_path,
+        {
+            "name": "leak-check",
+            "sources": [
+                {"kind": "synthetic", "n": 40, "seed": 0, "kinds": ["add", "sub"], "split": "train"},
+                {"kind": "synthetic", "n": 15, "seed": 1, "kinds": ["add", "sub"], "split": "test"},
+            ],
+            "rewrite": {"rules": False, "llm": {"enabled": False}},
+            "decontaminate": {"enabled": False},
+        },
+    )
+    runner = CliRunner()
+    res = runner.invoke(app, ["build", str(cfg), "--out", str(tmp_path / "o"), "-q"])
+    assert res.exit_code == 0, res.output
+    kept = [r for r in read_table(tmp_path / "o" / "records").to_pylist() if r["status"] == "kept"]
+    test_ids = {r["id"] for r in kept if r["split"] == "test"}
+    assert len(test_ids) >= 10 and len(kept) - len(test_ids) >= 30
+    assert sorted(p.name for p in (tmp_path / "o" / "verl").iterdir()) == ["test.parquet", "train.parquet"]
+    assert_files_hold_their_split(tmp_path / "o" / "verl", kept)
+    card = (tmp_path / "o" / "README.md").read_text()
+    assert "| `verl/train.parquet` | train |" in card and "data.val_files=verl/test.parquet" in card
+
+    records = str(tmp_path / "o" / "records")
+    for fmt in ("verl", "trl"):
+        folder = tmp_path / fmt
+        res = runner.invoke(app, ["data", "export", fmt, records, str(folder)])
+        assert res.exit_code == 0, res.output
+        assert sorted(p.name for p in folder.iterdir()) == ["test.parquet", "train.parquet"]
+        assert_files_hold_their_split(folder, kept)
+        # --split selects the rows of that split (it used to relabel every row)
+        for split in ("train", "test"):
+            one = tmp_path / f"{fmt}-{split}" / f"{split}.parquet"
+            res = runner.invoke(app, ["data", "export", fmt, records, str(one), "--split", split])
+            assert res.exit_code == 0, res.output
+            assert_files_hold_their_split(one.parent, kept, complete=False)
+            assert pq.read_table(one).num_rows == sum((r["split"] or "train") == split for r in kept)
+        # a file named train never takes rows of another split
+        res = runner.invoke(app, ["data", "export", fmt, records, str(tmp_path / "bad" / "train.parquet")])
+        assert (
+            res.exit_code == 1 and "named after split 'train'" in res.output and "--split train" in res.output
+        )
+        assert not (tmp_path / "bad").exists() or not list((tmp_path / "bad").iterdir())
+    assert pq.read_table(tmp_path / "trl" / "test.parquet").column("split").to_pylist() == ["test"] * len(
+        test_ids
+    )
+
+
+def test_an_empty_source_file_is_named_and_nothing_is_written(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("")
+    cfg = _write(tmp_path, {"sources": [{"kind": "import", "name": "e", "path": "empty.jsonl"}]})
+    with pytest.raises(
+        ValueError, match=r"empty\.jsonl: no rows \(an empty file or split\); fix: point `path`"
+    ):
+        build(cfg, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()  # no build.json, no stages: the corrected rerun starts clean
+    cfg = _write(tmp_path, {"sources": [{"kind": "synthetic", "n": 0}]})
+    with pytest.raises(ConfigError, match="no records: every source is empty \\(synthetic n=0\\)"):
+        build(cfg, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()

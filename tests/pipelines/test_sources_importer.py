@@ -59,9 +59,7 @@ def test_list_answers_and_context_rule(tmp_path):
         {"q": "Find z.", "a": [], "ctx": ""},
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
-    recs = import_records(
-        path, name="demo", mapping={"q": "original_problem", "a": "original_answer", "ctx": "context"}
-    )
+    recs = import_records(path, name="demo", mapping={"problem": "q", "answer": "a", "context": "ctx"})
     assert recs[0]["original_answer"] == "$-2$, $2$"
     assert json.loads(recs[0]["checks"])["import"]["answers"] == ["$-2$", "$2$"]
     assert recs[0]["original_problem"] == "A warm-up.\n\nFind all x with x^2 = 4."
@@ -82,7 +80,7 @@ def test_parquet_csv_and_datasets_give_the_same_records(tmp_path):
         }
         for r in _raw(OLY)[:25]
     ]
-    mapping = {"question": "original_problem", "final_answer": "original_answer", "id": "source_ref"}
+    mapping = {"problem": "question", "answer": "final_answer", "id": "id"}
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "o.parquet")
     with (tmp_path / "o.csv").open("w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -114,13 +112,13 @@ def test_bad_input_names_file_row_and_column(tmp_path):
     with pytest.raises(ImportDataError, match=r"empty\.jsonl:2: column 'problem' is empty"):
         import_records(empty, name="e")
     with pytest.raises(ImportDataError, match=r"gsm8k_test\.jsonl:1: no problem column found among"):
-        import_records(GSM, name="g", mapping={"answer": "original_answer"})
-    with pytest.raises(ImportDataError, match=r"mapping targets \['answer'\] are not record fields"):
-        import_records(GSM, name="g", mapping={"question": "original_problem", "answer": "answer"})
+        import_records(GSM, name="g", mapping={"answer": "answer"})
+    with pytest.raises(
+        ImportDataError, match=r"mapping fields \['query'\] are not fields; write \{field: column\}"
+    ):
+        import_records(GSM, name="g", mapping={"problem": "question", "query": "answer"})
     with pytest.raises(ImportDataError, match=r"names column\(s\) \['final_answer'\] that the data lacks"):
-        import_records(
-            GSM, name="g", mapping={"question": "original_problem", "final_answer": "original_answer"}
-        )
+        import_records(GSM, name="g", mapping={"problem": "question", "answer": "final_answer"})
     years = tmp_path / "y.csv"
     years.write_text("problem,year\nWhat is 1+1?,2001\nWhat is 2+2?,soon\n", encoding="utf-8")
     with pytest.raises(ImportDataError, match=r"y\.csv:3: column 'year' is 'soon', not a year"):
@@ -138,3 +136,19 @@ def test_helpers():
     assert answer_text(["1", " 2 "], "w", "c") == ("1, 2", ["1", "2"])
     assert answer_text('["7"]', "w", "c") == ("7", ["7"])
     assert answer_text(12.0, "w", "c") == ("12", None)
+
+
+def test_mapping_is_field_to_column_and_the_old_direction_still_reads(tmp_path):
+    """One syntax everywhere ({field: column}); a config written {column: field} gets a one-line
+    warning showing the new spelling, and the same records."""
+    new = import_records(GSM, name="g", mapping={"problem": "question", "answer": "answer"}, limit=3)
+    with pytest.warns(
+        FutureWarning, match=r"old direction; write \{field: column\}: \{'original_problem': 'question'"
+    ):
+        old = import_records(
+            GSM, name="g", mapping={"question": "original_problem", "answer": "original_answer"}, limit=3
+        )
+    assert [(r["id"], r["original_problem"], r["original_answer"]) for r in old] == [
+        (r["id"], r["original_problem"], r["original_answer"]) for r in new
+    ]
+    assert new[0]["original_problem"].startswith("Janet")

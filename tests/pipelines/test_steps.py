@@ -121,7 +121,12 @@ def _cli(*args: str):
     ("args", "expect"),
     [
         (["missing.jsonl"], "missing.jsonl: no such file"),
+        ([str(GSM8K), "--mapping", "answer=final_answer"], "mapping names column(s) ['final_answer']"),
         ([str(GSM8K), "--answer-field", "final_answer"], "mapping names column(s) ['final_answer']"),
+        (
+            [str(GSM8K), "--mapping", "answr=final_answer"],
+            "--mapping 'answr=final_answer': write FIELD=COLUMN",
+        ),
     ],
 )
 def test_rules_report_bad_input_is_one_line(args, expect):
@@ -155,7 +160,7 @@ def test_build_bad_input_is_one_line_and_a_fixed_rerun_works(tmp_path, problem):
         bad.write_text(good.read_text() + '{"question": "x", \n')
         src["path"], expect = str(bad), "bad.jsonl:2: not valid JSON"
     else:
-        src["mapping"], expect = {"problem": "original_problem"}, "mapping names column(s) ['problem']"
+        src["mapping"], expect = {"problem": "problem"}, "mapping names column(s) ['problem']"
     cfg = {"sources": [src], "decontaminate": {"enabled": False}}
     out = tmp_path / "out"
     res = _cli("build", str(_write(tmp_path, cfg)), "--out", str(out), "-q")
@@ -194,9 +199,9 @@ def test_rules_report_field_options(tmp_path):
     res = _cli("rules-report", str(path))
     assert (
         res.exit_code == 2
-        and "no problem field among ['content', 'answer']; fix: pass --problem-field" in res.output
+        and "no problem field among ['content', 'answer']; fix: pass --mapping problem=COLUMN" in res.output
     )
-    res = _cli("rules-report", str(path), "--problem-field", "content", "--json")
+    res = _cli("rules-report", str(path), "--mapping", "problem=content", "--json")
     assert res.exit_code == 0, res.output
     report = json.loads(res.output)
     assert report["by_rule"] == {"fraction": 1}  # the answer column is still found by its usual name
