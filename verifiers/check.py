@@ -39,14 +39,23 @@ _HEDGE = re.compile(r"\s(?:or|and/or)\s|\\text\{\s*or\s*\}|\bor\b|\beither\b", r
 
 @dataclass(frozen=True)
 class Verdict:
-    """equivalent: the judgement; reason: a short stable slug; pred: what was compared."""
+    """equivalent: the judgement; reason: a short stable slug; pred: what was compared (None when
+    the response has no answer); extracted: the answer as `verifiers.extract` read it; gold: the
+    reference answer as read from `gold`. `valid` is False when the gold, not the response, is
+    at fault (reason `gold_invalid`): such a 0 says nothing about the policy."""
 
     equivalent: bool
     reason: str
     pred: str | None = None
+    extracted: str | None = None
+    gold: str | None = None
 
     def __bool__(self) -> bool:
         return self.equivalent
+
+    @property
+    def valid(self) -> bool:
+        return not self.reason.startswith("gold_")
 
 
 def _nesting(s: str) -> int:
@@ -91,7 +100,7 @@ def _sanity(text: str) -> str | None:
 def _prepare(ex: Extraction) -> tuple[str | None, str | None]:
     """(answer, None) or (None, reason) for an extraction."""
     raw = ex.answer
-    if raw is None:
+    if raw is None or not raw.strip():  # nothing is never equal to anything, not even to nothing
         return None, "no_answer"
     if len(raw) > MAX_ANSWER_CHARS or len(ex.answers) > MAX_ITEMS:
         return None, "too_large"
@@ -254,21 +263,39 @@ def _match_unordered(p: list[str], g: list[str], pending: list) -> tuple[bool | 
     return None, todo
 
 
-def check(pred: str, gold: str, *, timeout: float = 1.0) -> Verdict:
+def check(pred: str, gold: str, *, timeout: float = 1.0, cut_off: bool = False) -> Verdict:
     """Judge `pred` (bare or wrapped: Answer line, \\boxed{}, "The answer is 34.") against `gold`.
 
     Never raises and never takes much longer than `timeout` seconds (see verifiers.symbolic
     for what the budget covers), except that the first symbolic call of a process first waits
     for the worker to start (1-3 s, once; `verifiers.warmup()` pays it up front). What is read
     as the answer: see verifiers.extract (the unmarked-prose policy included) and
-    verifiers.equations (answers with a left-hand side).
+    verifiers.equations (answers with a left-hand side). `cut_off`: the response stopped at the
+    token limit; only an answer line or a box is read from it.
     """
     try:
-        return _check(pred, gold, timeout, time.monotonic() + timeout)
+        v = _check(pred, gold, timeout, time.monotonic() + timeout, cut_off)
     except RecursionError:
         return Verdict(False, "too_large", None)
     except Exception as e:  # a verifier bug must not kill a training run; say what happened
         return Verdict(False, f"error:{type(e).__name__}", None)
+    return _with_reading(v, pred, gold, cut_off)
+
+
+def _with_reading(v: Verdict, pred: str, gold: str, cut_off: bool) -> Verdict:
+    """The verdict with what the policy read from the response and the gold (both cached reads)."""
+    if v.reason in ("too_large", "gold_invalid") or not isinstance(pred, str) or not isinstance(gold, str):
+        extracted = None
+        parsed_gold = None if v.reason == "gold_invalid" or not isinstance(gold, str) else _read_gold(gold)
+    else:
+        extracted, parsed_gold = extract(pred, cut_off=cut_off).answer, _read_gold(gold)
+    pred_out = v.pred if extracted is not None else None  # no answer read: never the response itself
+    return Verdict(v.equivalent, v.reason, pred_out, extracted, parsed_gold)
+
+
+def _read_gold(gold: str) -> str | None:
+    g_int = _plain_int(gold) if len(gold) < 40 else None
+    return g_int if g_int is not None else extract(gold, gold=True).answer
 
 
 def _plain_int(s: str) -> str | None:
@@ -292,13 +319,14 @@ def _integer_fast_path(pe: Extraction, ge: Extraction) -> Verdict | None:
     return Verdict(p == g, "integer_match" if p == g else "integer_mismatch", p)
 
 
-def _check(pred: str, gold: str, timeout: float, deadline: float) -> Verdict:
-    for text in (pred, gold):
-        bad = _sanity(text)
-        if bad:
-            return Verdict(False, bad, None)
+def _check(pred: str, gold: str, timeout: float, deadline: float, cut_off: bool = False) -> Verdict:
+    if _sanity(gold):
+        return Verdict(False, "gold_invalid", None)
+    bad = _sanity(pred)
+    if bad:
+        return Verdict(False, bad, None)
     g_int = _plain_int(gold) if len(gold) < 40 else None
-    pe = extract(pred)
+    pe = extract(pred, cut_off=cut_off)
     if pe.box_depth > MAX_DEPTH:
         return Verdict(False, "too_large", None)
     if g_int is not None and len(pe.answers) == 1:  # integer fast path: string work only, no gold scan
@@ -307,14 +335,14 @@ def _check(pred: str, gold: str, timeout: float, deadline: float) -> Verdict:
             return Verdict(p_int == g_int, "integer_match" if p_int == g_int else "integer_mismatch", p_int)
     ge = extract(gold, gold=True)
     if ge.box_depth > MAX_DEPTH:
-        return Verdict(False, "too_large", None)
+        return Verdict(False, "gold_invalid", None)
     fast = _integer_fast_path(pe, ge)
     if fast is not None:
         return fast
     prestart()  # non-blocking, once per process: the symbolic worker starts while we parse
     g_raw, gwhy = _prepare(ge)
     if g_raw is None:
-        return Verdict(False, f"gold_{gwhy}" if gwhy == "no_answer" else gwhy, None)
+        return Verdict(False, "gold_invalid", None)  # the gold's fault, not the policy's
     p_raw, why = _prepare(pe)
     if p_raw is None:
         if why == "no_answer" and forms.choice(g_raw) is not None and len(pred) <= 300:

@@ -19,6 +19,17 @@ Markers, strongest first (the first that is present decides):
    (`So the ordered pair is (3, 4).`). A short one-line text with no sentence in it is the
    answer itself (`28 percent`, `\\frac{1}{2}`, `no solution`).
 
+This is the project's one answer policy: the reward (`check`, `dapo_reward`), `dapo eval`'s
+grading, the pipeline's solver and difficulty checks and the judge all read answers through
+`extract` (exported as `verifiers.extract`). A response with no answer gives an empty
+Extraction (`how == "none"`): the response itself is never taken as its answer. A short
+one-line text of words only (`no real solutions`, `Evelyn and Navin`, `twelve`) is an answer
+when it has at most three words (any number of number words) and none of them talks about the
+answer (`no answer at all`, `I could not solve this problem.` have none).
+
+`cut_off=True` (a response stopped at the token limit): only an answer line or a box counts;
+nothing is read out of the unfinished prose.
+
 Chat-template debris (`<|im_end|>`, `<|im_start|>user ...`, `</s>`, ...) ends the response: what
 follows it is never read. Everything is linear-time regex or a single scan, so a 1 MB input or
 10,000 nested braces cost milliseconds and never recurse.
@@ -456,22 +467,32 @@ def _prose_value(text: str) -> str | None:
     return None
 
 
-def extract(text: str, *, gold: bool = False) -> Extraction:
+def extract(text: str, *, gold: bool = False, cut_off: bool = False) -> Extraction:
     """The final answer of `text` (see the module docstring), or an empty Extraction.
 
-    gold=True reads a reference answer (the same rules today; kept apart for the cache)."""
+    gold=True reads a reference answer (the same rules; kept apart for the cache). cut_off=True:
+    the response stopped at the token limit, so only an answer line or a box is read."""
     if not isinstance(text, str) or not text:
         return NONE
-    return _extract(text, gold)
+    ex = _extract(text, gold, cut_off)
+    if ex.answers and not any(a.strip() for a in ex.answers):  # `\boxed{}`, `Answer: $ $`: nothing
+        return Extraction((), "none", "", ex.box_depth)
+    return ex
 
 
 @lru_cache(maxsize=64)
-def _extract(text: str, gold: bool) -> Extraction:
+def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     text = cut_debris(text)
     depth = box_depth(text) if "box" in text else 0
     ans = _answer_line(text)
     if ans is not None:
         return Extraction((ans,), "answer_line", "", depth)
+    if cut_off:
+        if "box" in text:
+            parts, joined = _box_group(text)
+            if parts:
+                return Extraction(tuple(_strip_wrapping(p) for p in parts), "boxed", joined, depth)
+        return Extraction((), "none", "", depth)
     if "box" in text:
         parts, joined = _box_group(text)
         if parts:
@@ -502,22 +523,54 @@ def _extract(text: str, gold: bool) -> Extraction:
     if not stripped:
         return Extraction((), "none", "", depth)
     if "\n" not in stripped and len(stripped) <= _MAX_BARE:
-        v = _prose_value(stripped) if _is_sentence(stripped) else None
+        sentence = _is_sentence(stripped)
+        v = _prose_value(stripped) if sentence else None
         if v:
             return Extraction((v,), "prose", "", depth)
-        bare = _strip_wrapping(stripped)  # a short answer in words (`no real solutions`) is the answer
-        return Extraction((bare,), "bare", "", depth) if bare else Extraction((), "none", "", depth)
+        bare = None if sentence and not gold else _strip_wrapping(stripped)
+        # a one-line gold is its own answer; a response's short answer in words (`no real solutions`) too
+        if bare and (gold or _answer_like(bare)):
+            return Extraction((bare,), "bare", "", depth)
+        return Extraction((), "none", "", depth)
     v = _prose_value(stripped)
     if v:
         return Extraction((v,), "prose", "", depth)
     return Extraction((), "none", "", depth)
 
 
-def extract_answer(text: str, style: str = "auto") -> str | None:
-    """Return the final answer written in `text`, or None when there is none.
+_MATHISH = re.compile(r"[0-9\\$^_=+*/(){}\[\]<>|-]|[^\x00-\x7f]")
+_NUMBER_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
+        "million billion and a negative minus half halves third thirds quarter quarters",
+    )
+)
+_META = re.compile(
+    r"\b(?:answers?|solve[ds]?|solution\s+is|know|sure|unsure|idea|sorry|cannot|can't|couldn't|unable|"
+    r"impossible\s+to|help|determine|proceed)\b",
+    re.IGNORECASE,
+)
 
-    `auto` tries the DAPO answer line, then the last boxed value. `last_number` is never
-    used unless asked for: guessing the last number of a reasoning trace rewards luck.
+
+def _answer_like(bare: str) -> bool:
+    """A short unmarked line taken whole as the answer: anything with math or digits in it, or at
+    most three words (any number of number words) that do not talk about the answer."""
+    if _MATHISH.search(bare):
+        return True
+    words = re.findall(r"[A-Za-z']+", bare)
+    if not words or _META.search(bare):
+        return False
+    return len(words) <= 3 or all(w.lower() in _NUMBER_WORDS for w in words)
+
+
+def extract_answer(text: str, style: str = "auto") -> str | None:
+    """The answer of `text` read in one named style, or None when there is none.
+
+    `auto` is the project's policy, `extract(text).answer`; the other styles read one marker only
+    (`boxed` for reference solutions, `gsm8k`, `answer_line`), and `last_number` is never used
+    unless asked for: guessing the last number of a reasoning trace rewards luck.
     """
     if style not in STYLES:
         raise ValueError(f"unknown extraction style {style!r}; use one of {', '.join(STYLES)}")
@@ -532,14 +585,4 @@ def extract_answer(text: str, style: str = "auto") -> str | None:
         return _gsm8k(text)
     if style == "last_number":
         return _last_number(text)
-    text = cut_debris(text)
-    ans = _answer_line(text)
-    if ans is None:
-        boxed = extract_boxed(text)
-        ans = _strip_wrapping(boxed) if boxed else None
-    return ans
-
-
-def extract_prediction(text: str) -> str | None:
-    """What `check` compares, as one string (see `extract`)."""
     return extract(text).answer
