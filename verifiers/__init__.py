@@ -2,7 +2,11 @@
 
 One answer policy: `verifiers.extract(text)` reads the final answer of a response (see
 verifiers.extract); `check`, the rewards, `dapo eval`, the pipeline's solver checks and the
-judge all read answers through it and nothing else.
+judge all read answers through it and nothing else. Equivalence is symmetric, and its
+conventions are decided once (verifiers/check.py's docstring): `x%` equals `x` and `x/100` on
+either side; a decimal is the exact rational it writes (`0.5x` is `x/2`, no decimal is
+`\\frac{\\sqrt3}{2}` or `\\frac13`); an empty answer never equals anything; a gold that cannot be
+read is `gold_invalid` (`Verdict.valid` False), not a wrong answer.
 
 Importing this package is cheap (no sympy): the integer and number fast paths are plain
 Python, and the symbolic step lives in a worker process (see verifiers.symbolic).

@@ -4,6 +4,20 @@ Order: size/sanity limits, extraction (once, into an Extraction), hedging, integ
 sympy), kinds that can never be equal (verifiers.kinds: a number vs an interval, a word vs
 an expression, ...), exact numbers (Fraction), units, structure (tuples vs intervals vs sets vs
 matrices, several answers), then the symbolic step in a killable worker process.
+
+Conventions, each decided once and applied to both sides (equivalence is symmetric on bare answers;
+tests/verifiers/test_symmetry.py checks it on every labelled pair):
+
+- Percent: `x%` (also `x percent`, `x pct`) equals `x` and `x/100`, whichever side writes the sign
+  (`0.5` and `50\\%`, `5\\%` and `0.05`, `25\\%` and `\\frac14`); two percents compare as numbers
+  (`2.8\\%` is not `28\\%`), and `50\\%` is never `5` or `0.05`.
+- Decimals against exact values: a decimal is the exact rational it writes, alone or inside an
+  expression. `0.25` is `\\frac14` and `0.5x` is `\\frac{x}{2}`, but no decimal equals an irrational or
+  a repeating value, however many digits it has (`0.8660254037844386` is not `\\frac{\\sqrt3}{2}`,
+  `0.333333333333333x^2` is not `\\frac{x^2}{3}`, `0.333` is not `\\frac13`); `0.\\overline{3}` is.
+- Nothing is never equal to anything: an empty answer (`\\boxed{}`) is `no_answer`, an empty,
+  unreadable or malformed gold (`2^`, `4\\sqrt(2)`) is `gold_invalid` (Verdict.valid False).
+- A choice letter with its option (`C. {x | -3<x<4}`) equals the option's content, on either side.
 """
 
 from __future__ import annotations
@@ -132,7 +146,9 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
     if gv is not None and pv is not None:
         if numbers_equal(pv, gv):
             return True
-        return bool(gold_pct and not pred_pct and numbers_equal(pv, gv / 100))
+        if gold_pct != pred_pct:  # percent, either side (module docstring): x% is x or x/100
+            return numbers_equal(pv, gv / 100) if gold_pct else numbers_equal(pv / 100, gv)
+        return False
     if pred == gold:
         return True
     if _WORDY.fullmatch(pred) and _WORDY.fullmatch(gold):
@@ -341,7 +357,7 @@ def _check(pred: str, gold: str, timeout: float, deadline: float, cut_off: bool 
         return fast
     prestart()  # non-blocking, once per process: the symbolic worker starts while we parse
     g_raw, gwhy = _prepare(ge)
-    if g_raw is None:
+    if g_raw is None or _MALFORMED.search(g_raw):
         return Verdict(False, "gold_invalid", None)  # the gold's fault, not the policy's
     p_raw, why = _prepare(pe)
     if p_raw is None:
@@ -368,6 +384,10 @@ def _choice(p_raw: str, pred: str, pe: Extraction, g_raw: str, deadline: float) 
     """A gold choice letter (see verifiers.forms): decided by the letter, or by the option's content."""
     g = forms.choice(g_raw)
     if g is None:
+        p = forms.choice(p_raw)
+        if p is not None and p[1]:  # `C. {x | -3<x<4}` against the option's content: as the reverse
+            v = _compare(p[1], g_raw, deadline)
+            return v if v.equivalent else None
         return None
     r = forms.compare_choice(p_raw, g_raw)
     if r is None and pe.how in ("bare", "prose", "sentence") and len(pred) <= 300:
@@ -394,8 +414,8 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
         return Verdict(True, "string_match", normalize(p_raw))  # the same up to spacing (`-3m`, `-3 m`)
     p_raw, g_raw = _angles(p_raw, g_raw), _angles(g_raw, p_raw)
     # units: both written and different is a mismatch (5 cm vs 5 m); one-sided units are ignored
-    p_body, p_unit = split_unit(p_raw)
-    g_body, g_unit = split_unit(g_raw)
+    p_body, p_unit = _percent_word(*split_unit(p_raw))
+    g_body, g_unit = _percent_word(*split_unit(g_raw))
     if (
         _DEGREE_MARK.search(g_body)
         and p_unit == "radians"
@@ -476,6 +496,16 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     if (gs or ps).kind == "list" and (gs or ps).brackets == "" and _RELATION.search(p + g) is None:
         return Verdict(False, "structure_mismatch", p)
     return _symbolic([[(p, g)]], p, deadline, "symbolic")
+
+
+_PERCENT_UNITS = frozenset({"percent", "percentage", "pct", "per cent"})
+
+
+def _percent_word(body: str, unit: str | None) -> tuple[str, str | None]:
+    """`28 percent` is `28%`: the word is the sign, not a unit (percent is decided in one place)."""
+    if unit is not None and unit.strip().lower() in _PERCENT_UNITS and parse_number(body.strip()) is not None:
+        return body.strip() + "%", None
+    return body, unit
 
 
 _CLOCK = re.compile(r"\d+(?::\d+)+")

@@ -98,6 +98,7 @@ _BRACKETED = re.compile(r"\[\s*([^\[\],;]+?)\s*\]")
 _BRACKET_SPAN = re.compile(r"(?<!\\)\[\s*([^\[\],;\\]+?)\s*\]")
 _COUNTED = re.compile(r"([$€£]?\s*-?[\d][\d,]*(?:\.\d+)?%?)\s+[A-Za-z][A-Za-z ]*")
 _SENT_END = re.compile(r"[.!?。](?=\s|$)|\n\s*\n")
+_LEADING_VALUE = re.compile(r"[-+]?\$?[-+]?\d")
 _MAX_BARE = 300  # a bare answer longer than this is prose, not an answer
 _MAX_PROSE_VALUE = 60  # a value read after "is" in unmarked prose is at most this long
 _TAIL = 4_000  # unmarked prose: only the end of the text is read
@@ -467,6 +468,22 @@ def _prose_value(text: str) -> str | None:
     return None
 
 
+_WHOLE_ENV = re.compile(
+    r"(?:\$\$|\\\[|\$)?\s*(\\begin\{([a-zA-Z]+\*?)\}.*\\end\{\2\})\s*(?:\$\$|\\\]|\$)?\s*\.?", re.DOTALL
+)
+
+
+def _whole_environment(text: str) -> str | None:
+    """The text is one `\\begin{X}...\\end{X}` (optionally in `$$`, `\\[ \\]` or `$`), on any
+    number of lines: that environment, else None."""
+    if not text.startswith(("\\begin{", "$", "\\[")) or len(text) > _TAIL:
+        return None
+    m = _WHOLE_ENV.fullmatch(text)
+    if m is None or m.group(1).count("\\begin{" + m.group(2) + "}") != 1:
+        return None
+    return m.group(1)
+
+
 def extract(text: str, *, gold: bool = False, cut_off: bool = False) -> Extraction:
     """The final answer of `text` (see the module docstring), or an empty Extraction.
 
@@ -522,12 +539,17 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     stripped = text.strip()
     if not stripped:
         return Extraction((), "none", "", depth)
+    env = _whole_environment(stripped)
+    if env is not None:  # a matrix written over several lines, and nothing else
+        return Extraction((env,), "bare", "", depth)
     if "\n" not in stripped and len(stripped) <= _MAX_BARE:
         sentence = _is_sentence(stripped)
         v = _prose_value(stripped) if sentence else None
         if v:
             return Extraction((v,), "prose", "", depth)
-        bare = None if sentence and not gold else _strip_wrapping(stripped)
+        # a value with words after it (`1.2 (liters of fruit punch)`) is an answer; other prose is not
+        value_first = len(stripped) <= _MAX_PROSE_VALUE and _LEADING_VALUE.match(stripped) is not None
+        bare = None if sentence and not gold and not value_first else _strip_wrapping(stripped)
         # a one-line gold is its own answer; a response's short answer in words (`no real solutions`) too
         if bare and (gold or _answer_like(bare)):
             return Extraction((bare,), "bare", "", depth)
