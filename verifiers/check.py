@@ -47,6 +47,7 @@ _PLAIN_INT = re.compile(
     r"\s*([-+]?)0*([0-9]+)(?:\.0*)?\s*"
 )  # ASCII digits: full-width ones are normalised first
 _OPENER_RUNS = tuple(c * (MAX_DEPTH + 1) for c in "{([")
+_SANITY_TAIL = 4_000  # runs of openers are looked for here: a scan of the whole text grows with it
 _RELATION = re.compile(r"(?<![<>!\\])=|<|>|\\[lg]eq?(?![a-zA-Z])|\\neq?(?![a-zA-Z])|\\[lg]eqslant")
 _HEDGE = re.compile(r"\s(?:or|and/or)\s|\\text\{\s*or\s*\}|\bor\b|\beither\b", re.IGNORECASE)
 
@@ -104,10 +105,15 @@ def _sanity(text: str) -> str | None:
         return "unparsable"
     if len(text) > MAX_INPUT_CHARS:
         return "too_large"
-    if "\x00" in text:
+    start = max(
+        0, len(text) - _SANITY_TAIL
+    )  # where the answer is read; the extracted answer is checked whole
+    if text.find("\x00", start) != -1:
         return "unparsable"
-    if any(run in text for run in _OPENER_RUNS):  # C-speed test; the extracted answer gets a full scan
-        return "too_large"
+    if len(text) > MAX_DEPTH:
+        for run in _OPENER_RUNS:  # counting one character is cheap; the run is looked for only then
+            if text.count(run[0], start) > MAX_DEPTH and text.find(run, start) != -1:
+                return "too_large"
     return None
 
 
@@ -116,6 +122,8 @@ def _prepare(ex: Extraction) -> tuple[str | None, str | None]:
     raw = ex.answer
     if raw is None or not raw.strip():  # nothing is never equal to anything, not even to nothing
         return None, "no_answer"
+    if "\x00" in raw:
+        return None, "unparsable"
     if len(raw) > MAX_ANSWER_CHARS or len(ex.answers) > MAX_ITEMS:
         return None, "too_large"
     if _nesting(raw) > MAX_DEPTH:
@@ -295,6 +303,8 @@ def check(pred: str, gold: str, *, timeout: float = 1.0, cut_off: bool = False) 
         return Verdict(False, "too_large", None)
     except Exception as e:  # a verifier bug must not kill a training run; say what happened
         return Verdict(False, f"error:{type(e).__name__}", None)
+    if v.extracted is not None and v.gold is not None:
+        return v
     return _with_reading(v, pred, gold, cut_off)
 
 
@@ -347,8 +357,9 @@ def _check(pred: str, gold: str, timeout: float, deadline: float, cut_off: bool 
         return Verdict(False, "too_large", None)
     if g_int is not None and len(pe.answers) == 1:  # integer fast path: string work only, no gold scan
         p_int = _plain_int(pe.answers[0])
-        if p_int is not None:
-            return Verdict(p_int == g_int, "integer_match" if p_int == g_int else "integer_mismatch", p_int)
+        if p_int is not None:  # complete with what was read: the reward's hot path builds one Verdict
+            ok = p_int == g_int
+            return Verdict(ok, "integer_match" if ok else "integer_mismatch", p_int, pe.answers[0], g_int)
     ge = extract(gold, gold=True)
     if ge.box_depth > MAX_DEPTH:
         return Verdict(False, "gold_invalid", None)

@@ -23,12 +23,13 @@ EXTRACT_MODULE = sys.modules["verifiers.extract"]  # `verifiers.extract` itself 
 def spy(monkeypatch):
     """Every text the one extraction reads (its cache is bypassed so each call is seen)."""
     seen: list[str] = []
-    real = EXTRACT_MODULE._extract.__wrapped__
+    real = EXTRACT_MODULE._extract
 
     def recording(text: str, gold: bool, cut_off: bool = False):
         seen.append(text)
         return real(text, gold, cut_off)
 
+    EXTRACT_MODULE._CACHE.clear()
     monkeypatch.setattr(EXTRACT_MODULE, "_extract", recording)
     return seen
 
