@@ -87,7 +87,7 @@ _ANSWER_LINE = re.compile(
 _SIMPLE_VALUE = re.compile(r"[*_ \t]*\$?[ \t]*(-?[0-9][0-9,]*(?:\.[0-9]+)?)[ \t]*\$?[ \t*_]*\.?[ \t*_]*")
 _FINAL_INLINE = re.compile(r"final answer[ \t]*[*_]*[ \t]*[:：][ \t]*[*_]*", re.IGNORECASE)
 _MINERVA = re.compile(r"final answer is[ \t]*[:：]?", re.IGNORECASE)
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_BOXED = re.compile(r"\\(?:boxed|fbox|framebox)\s*\{")
 _BOXED_SPACE = re.compile(r"\\boxed ([^\s$]+)")
 _GSM8K = re.compile(r"^\s*####\s*(?P<ans>.+?)\s*$", re.MULTILINE)
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?|-?\.\d+")
@@ -102,6 +102,11 @@ _JOINER = re.compile(
     r"(?:[\s,;.$&]|\\[(),;:! ]|\\q?quad|\\text\{\s*(?:and|or|,)?\s*\}|\band\b|\bor\b|\\\\)*", re.IGNORECASE
 )
 _OR = re.compile(r"\bor\b", re.IGNORECASE)
+# between an exact box and its numerical value: `\\approx`, `≈`, `\\simeq`, `approximately`
+_APPROX = re.compile(
+    r"[\s,;.$]*(?:\\approx|≈|\\simeq|\\sim|(?:which is )?(?:approximately|about|roughly))[\s,;.$:=]*(?:\\(?:boxed|fbox|framebox)\s*\{)?",
+    re.IGNORECASE,
+)
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$([^$]+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _COPULA = re.compile(r"(?:\bis\b|\bare\b|\bequals\b|\bbe\b|\bit's\b|=|:)\s*", re.IGNORECASE)
 _BRACKETED = re.compile(r"\[\s*([^\[\],;]+?)\s*\]")
@@ -110,7 +115,11 @@ _COUNTED = re.compile(r"([$€£]?\s*-?[\d][\d,]*(?:\.\d+)?%?)\s+[A-Za-z][A-Za-z
 _SENT_END = re.compile(r"[.!?。](?=\s|$)|\n\s*\n")
 _LEADING_VALUE = re.compile(r"[-+]?\$?[-+]?\d")
 _MAX_BARE = 300  # a bare answer longer than this is prose, not an answer
-_MAX_PROSE_VALUE = 60  # a value read after "is" in unmarked prose is at most this long
+_MAX_PROSE_VALUE = 60
+_WORD_ANSWER = re.compile(r"[A-Za-z][a-z]*")
+_ANSWER_WORDS = frozenset(
+    {"yes", "no", "true", "false", "even", "odd", "none", "neither", "both", "all", "never"}
+)  # a value read after "is" in unmarked prose is at most this long
 _TAIL = 4_000  # unmarked prose: only the end of the text is read
 
 
@@ -254,6 +263,9 @@ def _box_group_at(text: str) -> tuple[list[str], str, int, int]:
         return [], "", -1, -1
     group = [top[-1]]
     joined = "list"
+    if len(top) > 1 and _APPROX.fullmatch(text[top[-2][1] + 1 : top[-1][0]]):
+        a, b = top[-2]  # `\\boxed{\\frac13} \\approx \\boxed{0.333}`: the exact box, not its rounding
+        return [text[a:b].strip()], "", a, b
     for a, b in reversed(top[:-1]):
         gap = _BOXED.sub("", text[b + 1 : group[0][0]])  # without the next box's own `\\boxed{`
         how = _joins(gap)
@@ -516,6 +528,8 @@ def _prose_value(text: str) -> str | None:
         )
         if short and re.search(r"[\d\\(\[{]", value):
             return value
+        if _WORD_ANSWER.fullmatch(value) and (value[0].isupper() or value.lower() in _ANSWER_WORDS):
+            return value  # `So the day is Monday.`, `Hence the sum is even.`: one name or answer word
     if spans:
         last = spans[-1]
         value = next(g for g in last.groups() if g is not None)
