@@ -1,11 +1,15 @@
 """Benchmark the verifiers against math-verify and a bare regex, all in one run on the same data.
 
-    python bench/verifiers.py [--quick] [--out bench/results/verifiers.json]
+    python bench/verifiers.py [--quick] [--length-only] [--out bench/results/verifiers.json]
 
 (a) throughput on DAPO-format completions (long reasoning, `Answer:` line, integer golds), best of 3;
 (b) p50/p99 latency of `is_equivalent` on MATH-500 answers (each vs itself and vs a neighbour);
 (c) the worst call on the adversarial set (time and result, against the budget);
-(d) accuracy, false positives and false negatives on the labelled corpus, ours vs math-verify.
+(d) accuracy, false positives and false negatives on the labelled corpus, ours vs math-verify;
+(e) cost against the reasoning's length: CPU time per completion at ~1.5k and ~66k characters
+    (answer line, final box, a corrected box, chat debris after the answer), interleaved rounds,
+    ours and math-verify in the same run; targets: 66k >= half the 1.5k throughput, >= 100x
+    math-verify at both lengths. `--length-only` runs (e) alone.
 
 math-verify runs on a main thread (its timeout is signal.alarm). Where the input may hang it
 (adversarial set, corpus, MATH-500) it runs in a child process on that child's main thread; a
@@ -15,6 +19,7 @@ call that outlives the wall limit kills the child and counts as a failure of the
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing as mp
 import os
@@ -216,6 +221,137 @@ def bench_throughput(n: int) -> dict:
     run("math_verify", mv_score)  # main thread, benign data
     run("regex_limit", regex_score)
     return {"n": n, "methods": res}
+
+
+LENGTHS = (1_500, 66_000)
+LENGTH_STYLES = ("answer_line", "final_box", "corrected_box", "debris")
+
+
+def padded_completions(n: int, chars: int, style: str, seed: int = 0) -> list[tuple[str, str, bool]]:
+    """`dapo_completions`' answers after working of whole sentences (LaTeX spans never cut) up to
+    about `chars` characters, the final answer written in `style`: the cost of reading it must not
+    grow with the working before it."""
+    rng = random.Random(seed)
+    out = []
+    for text, gold, right in dapo_completions(n, seed):
+        line = text.rsplit("\n\n", 1)[1]
+        pred = re.search(r"-?\d+", line).group(0)
+        end = {
+            "answer_line": "\n\n" + line,
+            "final_box": f"\n\nSo the final answer is $\\boxed{{{pred}}}$.",
+            "corrected_box": f" This gives \\boxed{{{int(pred) + 3}}}. Wait, that is wrong: recheck. "
+            f"The count is \\boxed{{{pred}}}.",
+            "debris": "\n\n" + line + "<|im_end|>\n<|im_start|>user\nAnswer: 0",
+        }[style]
+        parts: list[str] = []
+        size = 0
+        while True:
+            a, b, c = rng.randint(2, 60), rng.randint(2, 30), rng.randint(1, 99)
+            sentence = rng.choice(SENTENCES).format(
+                a=a, b=b, c=c, abc=a * a - b * a + c, ac=a + c, r=a % b, s=a * (a + 1) // 2
+            )
+            if size + len(sentence) + 1 + len(end) > chars:
+                break
+            parts.append(sentence)
+            size += len(sentence) + 1
+        out.append((" ".join(parts) + end, gold, right))
+    return out
+
+
+def bench_length(n: int, n_mv: int, rounds: int) -> dict:
+    """CPU seconds (time.process_time: this process; integer golds never wake the symbolic worker)
+    per pass over n completions of each length and style, in interleaved rounds (the order rotates
+    each round), median of the rounds, garbage collection off inside a pass (as timeit); math-verify on the answer-line completions, n_mv of them."""
+    import math_verify
+
+    import verifiers
+
+    math_verify.parse("1")
+    verifiers.warmup()
+    data = {(style, k): padded_completions(n, k, style) for style in LENGTH_STYLES for k in LENGTHS}
+    jobs = [("ours", style, k) for style in LENGTH_STYLES for k in LENGTHS]
+    jobs += [("math_verify", "answer_line", k) for k in LENGTHS]
+    times: dict[tuple, list[float]] = {j: [] for j in jobs}
+    verdicts: dict[tuple, list[bool]] = {}
+    for r in track(range(rounds), description="(e) cost vs length       ", console=console):
+        for who, style, k in jobs[r % len(jobs) :] + jobs[: r % len(jobs)]:
+            items = data[(style, k)] if who == "ours" else data[(style, k)][:n_mv]
+            score = (lambda c, g: verifiers.dapo_reward(c, g).acc == 1.0) if who == "ours" else mv_score
+            gc.collect()
+            gc.disable()  # as timeit does: a collection would bill whoever allocated last
+            try:
+                t0 = time.process_time()
+                got = [score(c, g) for c, g, _ in items]
+                times[(who, style, k)].append((time.process_time() - t0) / len(items))
+            finally:
+                gc.enable()
+            verdicts[(who, style, k)] = got
+    # the best round is the code's own cost; the median shows how much a loaded machine added
+    per_s = {f"{who}/{style}/{k}": 1.0 / min(ts) for (who, style, k), ts in times.items()}
+    median_per_s = {f"{who}/{style}/{k}": 1.0 / percentile(ts, 50) for (who, style, k), ts in times.items()}
+    accuracy = {
+        f"{who}/{style}/{k}": sum(v == right for v, (_, _, right) in zip(got, data[(style, k)], strict=False))
+        / len(got)
+        for (who, style, k), got in verdicts.items()
+    }
+    short, long_ = LENGTHS
+    ratios = {
+        f"ours/{style}: {long_} vs {short} chars": per_s[f"ours/{style}/{long_}"]
+        / per_s[f"ours/{style}/{short}"]
+        for style in LENGTH_STYLES
+    }
+    for k in LENGTHS:
+        ratios[f"ours vs math-verify at {k} chars"] = (
+            per_s[f"ours/answer_line/{k}"] / per_s[f"math_verify/answer_line/{k}"]
+        )
+    median_ratios = {
+        f"ours/{style}: {long_} vs {short} chars": median_per_s[f"ours/{style}/{long_}"]
+        / median_per_s[f"ours/{style}/{short}"]
+        for style in LENGTH_STYLES
+    }
+    for k in LENGTHS:
+        median_ratios[f"ours vs math-verify at {k} chars"] = (
+            median_per_s[f"ours/answer_line/{k}"] / median_per_s[f"math_verify/answer_line/{k}"]
+        )
+    return {
+        "n": n,
+        "n_math_verify": n_mv,
+        "rounds": rounds,
+        "per_s": per_s,
+        "median_per_s": median_per_s,
+        "accuracy": accuracy,
+        "ratios": ratios,
+        "median_ratios": median_ratios,
+    }
+
+
+def report_length(e: dict) -> dict:
+    t = Table(title=f"(e) cost vs length: completions per CPU second, {e['rounds']} interleaved rounds")
+    for col in ("who / style / chars", "best round", "median round", "accuracy"):
+        t.add_column(col, justify="right")
+    for key, v in e["per_s"].items():
+        t.add_row(key, f"{v:.0f}", f"{e['median_per_s'][key]:.0f}", f"{e['accuracy'][key]:.3f}")
+    console.print(t)
+    for name, r in e["ratios"].items():
+        x = "x" if "math-verify" in name else ""
+        console.print(
+            f"ratio {name}: {r:.2f}{x} (best rounds), {e['median_ratios'][name]:.2f}{x} (median rounds)"
+        )
+    short, long_ = LENGTHS
+    targets = {
+        f"{long_} chars >= half the {short}-char throughput (every style)": all(
+            r >= 0.5 for name, r in e["ratios"].items() if "math-verify" not in name
+        ),
+        ">= 100x math-verify at both lengths": all(
+            r >= 100 for name, r in e["ratios"].items() if "math-verify" in name
+        ),
+        "ours right on every completion": all(
+            a == 1.0 for k, a in e["accuracy"].items() if k.startswith("ours")
+        ),
+    }
+    for name, ok in targets.items():
+        console.print(f"[{'green' if ok else 'red'}]{'PASS' if ok else 'FAIL'}[/] {name}")
+    return targets
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -428,9 +564,20 @@ def report(r: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller samples (CI smoke run)")
+    ap.add_argument(
+        "--length-only", action="store_true", help="only (e), cost against the reasoning's length"
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "verifiers.json")
     args = ap.parse_args(argv)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    length_args = (100, 10, 5) if args.quick else (300, 30, 15)
+    if args.length_only:
+        e = bench_length(*length_args)
+        results = {"quick": args.quick, "length": e, "targets": report_length(e)}
+        out = args.out.with_name(args.out.stem + "_length.json")
+        write_json(out, results)
+        console.print(f"wrote {out}")
+        return 0
 
     corpus = load_corpus()
     # math-verify's own timeouts are 5 s for parse and 5 s for verify: past 12 s it is hung.
@@ -443,10 +590,11 @@ def main(argv: list[str] | None = None) -> int:
             "math500": bench_math500(100 if args.quick else None, mv),
             "adversarial": bench_adversarial(corpus, mv),
             "corpus": bench_corpus(corpus, mv),
+            "length": bench_length(*length_args),
         }
     finally:
         mv.close()
-    results["targets"] = report(results)
+    results["targets"] = {**report(results), **report_length(results["length"])}
     write_json(args.out, results)
     console.print(f"wrote {args.out}")
     return 0

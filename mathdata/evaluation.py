@@ -606,13 +606,13 @@ def grader_info(timeout: float) -> dict:
     for f in sorted(Path(verifiers.__file__).parent.glob("*.py")):
         h.update(f.name.encode() + b"\0" + f.read_bytes())
     return {
-        "name": "dapo-toolkit verifiers (verifiers.dapo_reward: extract_answer + is_equivalent)",
+        "name": "dapo-toolkit verifiers (verifiers.dapo_reward: verifiers.extract + check)",
         "version": ver("dapo-toolkit"),
         "source_sha256": h.hexdigest()[:16],
         "math_verify": ver("math-verify"),
         "sympy": ver("sympy"),
         "timeout_s": timeout,
-        "truncated_responses": "graded as written (no final answer usually means wrong)",
+        "truncated_responses": "graded as written, reading only an answer line or a box (cut_off)",
         "maj_vote": "largest class of extracted answers merged with is_equivalent; ties go to the class seen first",
     }
 
@@ -627,26 +627,30 @@ def _same_answer(timeout: float) -> Callable[[str, str], bool]:
 
 
 def grade(texts: Sequence[str], golds: Sequence[str], *, workers: int = 0, timeout: float = 1.0,
-          on_progress: Callable[[int], None] | None = None) -> list[Graded]:  # fmt: skip
+          on_progress: Callable[[int], None] | None = None,
+          cut_off: Sequence[bool] | None = None) -> list[Graded]:  # fmt: skip
     """Each response against its gold with the project's verifier. `workers` > 1 grades in that
-    many processes (verifiers.score_batch); otherwise in this process."""
+    many processes (verifiers.score_batch); otherwise in this process. `cut_off[i]`: response i
+    stopped at the token limit (only an answer line or a box is read from it). `extracted` is the
+    answer the verdict was about, as verifiers.extract read it (None: no answer)."""
     from verifiers import dapo_reward, warmup
-    from verifiers.extract import extract_prediction
 
     if not texts:
         return []
+    cuts = list(cut_off) if cut_off is not None else [False] * len(texts)
     if workers > 1 and len(texts) > 64:
         from verifiers import score_batch
 
-        res = score_batch(list(texts), list(golds), workers=workers, timeout=timeout, on_progress=on_progress)
+        res = score_batch(list(texts), list(golds), workers=workers, timeout=timeout, on_progress=on_progress,
+                          cut_off=cuts)  # fmt: skip
     else:
         warmup()
         res = []
-        for t, g in zip(texts, golds, strict=True):
-            res.append(dapo_reward(t, g, timeout=timeout))
+        for t, g, cut in zip(texts, golds, cuts, strict=True):
+            res.append(dapo_reward(t, g, timeout=timeout, cut_off=cut))
             if on_progress:
                 on_progress(1)
-    return [Graded(bool(r.acc), r.reason, extract_prediction(t)) for r, t in zip(res, texts, strict=True)]
+    return [Graded(bool(r.acc), r.reason, r.extracted) for r in res]
 
 
 @dataclass
@@ -745,6 +749,7 @@ def run_eval(benchmarks: Sequence[Benchmark], sampler: Sampler, cfg: EvalConfig)
             workers=cfg.grade_workers,
             timeout=cfg.grade_timeout,
             on_progress=lambda n: bar.update(task, advance=n),
+            cut_off=[rows[j][3].finish_reason == "length" for j in todo],
         )
     cache.add(list(zip([gkeys[j] for j in todo], fresh_grades, strict=True)))
     graded = [cache.grades[gk] for gk in gkeys]

@@ -15,7 +15,7 @@ import sympy
 
 from mathdata.export import dapo_prompt
 from pipelines.rules import Miss, parse_answer, recompute
-from verifiers import extract_answer, is_equivalent
+from verifiers import check
 
 RULES = {
     "identity",
@@ -87,8 +87,9 @@ async def solver_agreement(record: dict, llm, k: int, temperature: float = 1.0) 
                 raise d
             continue
         n += 1
-        pred = extract_answer(d.text, "auto")
-        if pred is not None and is_equivalent(pred, record["answer"]):
+        # the reward's own verdict (verifiers.extract's policy); a draw cut at the token limit gives
+        # only an answer line or a box
+        if check(d.text, record["answer"], cut_off=getattr(d, "finish_reason", None) == "length").equivalent:
             agree += 1
     return agree, n
 

@@ -46,5 +46,5 @@ def score_samples(
         )
         pen = float(r.overlong_penalty)
         score = (1.0 if r.acc else -1.0) + (pen if overlong_penalty else 0.0)
-        out.append(Scored(score=score, acc=bool(r.acc), pred=r.pred, overlong_penalty=pen))
+        out.append(Scored(score=score, acc=bool(r.acc), pred=r.extracted, overlong_penalty=pen))  # as read
     return out

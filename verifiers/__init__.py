@@ -1,5 +1,13 @@
 """Answer verifiers and reward functions for RL on verifiable math.
 
+One answer policy: `verifiers.extract(text)` reads the final answer of a response (see
+verifiers.extract); `check`, the rewards, `dapo eval`, the pipeline's solver checks and the
+judge all read answers through it and nothing else. Equivalence is symmetric, and its
+conventions are decided once (verifiers/check.py's docstring): `x%` equals `x` and `x/100` on
+either side; a decimal is the exact rational it writes (`0.5x` is `x/2`, no decimal is
+`\\frac{\\sqrt3}{2}` or `\\frac13`); an empty answer never equals anything; a gold that cannot be
+read is `gold_invalid` (`Verdict.valid` False), not a wrong answer.
+
 Importing this package is cheap (no sympy): the integer and number fast paths are plain
 Python, and the symbolic step lives in a worker process (see verifiers.symbolic).
 
@@ -20,7 +28,7 @@ in the worker's parent; an unguarded script would start its work again there.
 
 from verifiers.batch import score_batch
 from verifiers.check import Verdict, check, is_equivalent
-from verifiers.extract import extract_answer
+from verifiers.extract import Extraction, extract  # the one answer policy (shadows the module name)
 from verifiers.format_checks import FormatReport, format_report
 from verifiers.normalize import canonical_integer, normalize
 from verifiers.reward import RewardResult, dapo_reward, overlong_penalty
@@ -33,6 +41,7 @@ from verifiers.verl import compute_score
 __dapo_toolkit__ = True
 
 __all__ = [
+    "Extraction",
     "FormatReport",
     "RewardResult",
     "Verdict",
@@ -41,7 +50,7 @@ __all__ = [
     "compute_score",
     "dapo_reward",
     "dapo_trl_reward",
-    "extract_answer",
+    "extract",
     "format_report",
     "is_equivalent",
     "make_trl_reward",

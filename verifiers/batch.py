@@ -23,8 +23,8 @@ from verifiers.reward import RewardResult, dapo_reward
 MAX_ROUNDS = 6
 
 
-def _score_chunk(items: list[tuple[int, str, str]], kwargs: dict) -> list[tuple[int, RewardResult]]:
-    return [(i, dapo_reward(c, g, **kwargs)) for i, c, g in items]
+def _score_chunk(items: list[tuple[int, str, str, bool]], kwargs: dict) -> list[tuple[int, RewardResult]]:
+    return [(i, dapo_reward(c, g, cut_off=cut, **kwargs)) for i, c, g, cut in items]
 
 
 def _init_process() -> None:
@@ -52,6 +52,7 @@ def score_batch(
     on_progress: Callable[[int], None] | None = None,
     judge=None,
     questions: Sequence[str | None] | None = None,
+    cut_off: Sequence[bool] | None = None,
     **reward_kwargs,
 ) -> list[RewardResult]:
     """`dapo_reward` for every (completion, gold) pair, computed in `workers` processes.
@@ -63,7 +64,10 @@ def score_batch(
     """
     if questions is not None and len(questions) != len(completions):
         raise ValueError(f"score_batch: {len(completions)} completions but {len(questions)} questions")
-    results = _score(completions, golds, workers, timeout, chunk_size, on_progress, reward_kwargs)
+    if cut_off is not None and len(cut_off) != len(completions):
+        raise ValueError(f"score_batch: {len(completions)} completions but {len(cut_off)} cut_off flags")
+    cuts = [bool(c) for c in cut_off] if cut_off is not None else [False] * len(completions)
+    results = _score(completions, golds, cuts, workers, timeout, chunk_size, on_progress, reward_kwargs)
     if judge is not None:
         _judge_results(results, golds, questions, judge)
     return results
@@ -71,17 +75,12 @@ def score_batch(
 
 def _judge_results(results: list[RewardResult], golds, questions, judge) -> None:
     """Ask the judge about every rules mismatch with an extracted answer; update in place."""
-    from verifiers.extract import extract
     from verifiers.judge import get_judge, judgeable
 
     j = get_judge(judge)
-    todo = [i for i, r in enumerate(results) if r.acc == 0.0 and judgeable(r.reason, r.pred)]
+    todo = [i for i, r in enumerate(results) if r.acc == 0.0 and judgeable(r.reason, r.extracted)]
     asks = [
-        (
-            questions[i] if questions is not None else None,
-            extract(golds[i], gold=True).answer or golds[i],
-            results[i].pred,
-        )
+        (questions[i] if questions is not None else None, results[i].gold or golds[i], results[i].extracted)
         for i in todo
     ]
     for i, jr in zip(todo, j.ask_many(asks), strict=True):
@@ -93,11 +92,14 @@ def _judge_results(results: list[RewardResult], golds, questions, judge) -> None
             r.pred,
             jr.reason,
             r.overlong_penalty,
+            r.extracted,
+            r.gold,
+            r.valid,
         )
 
 
 def _score(
-    completions, golds, workers, timeout, chunk_size, on_progress, reward_kwargs
+    completions, golds, cuts, workers, timeout, chunk_size, on_progress, reward_kwargs
 ) -> list[RewardResult]:
     if len(completions) != len(golds):
         raise ValueError(f"score_batch: {len(completions)} completions but {len(golds)} golds")
@@ -107,7 +109,10 @@ def _score(
     workers = max(1, workers or min(os.cpu_count() or 1, 8))
     kwargs = dict(reward_kwargs, timeout=timeout)
     size = chunk_size or max(1, min(256, n // (workers * 4) or 1))
-    todo = [[(i, completions[i], golds[i]) for i in range(s, min(n, s + size))] for s in range(0, n, size)]
+    todo = [
+        [(i, completions[i], golds[i], cuts[i]) for i in range(s, min(n, s + size))]
+        for s in range(0, n, size)
+    ]
     results: list[RewardResult | None] = [None] * n
     failures: dict[int, int] = {}  # item index -> how many pools died while it was in flight
     for _ in range(MAX_ROUNDS):
@@ -115,7 +120,7 @@ def _score(
             break
         todo = _run_round(todo, kwargs, workers, results, failures, on_progress)
     for chunk in todo:
-        for i, _c, _g in chunk:
+        for i, *_ in chunk:
             results[i] = RewardResult(-1.0, 0.0, None, "worker_died", 0.0)
     return results  # type: ignore[return-value]
 
@@ -145,7 +150,7 @@ def _run_round(todo, kwargs, workers, results, failures, on_progress) -> list:
                 break
     out = []
     for chunk in retry:
-        for i, _c, _g in chunk:
+        for i, *_ in chunk:
             failures[i] = failures.get(i, 0) + 1
         if len(chunk) > 1:
             half = len(chunk) // 2

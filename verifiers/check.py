@@ -4,6 +4,20 @@ Order: size/sanity limits, extraction (once, into an Extraction), hedging, integ
 sympy), kinds that can never be equal (verifiers.kinds: a number vs an interval, a word vs
 an expression, ...), exact numbers (Fraction), units, structure (tuples vs intervals vs sets vs
 matrices, several answers), then the symbolic step in a killable worker process.
+
+Conventions, each decided once and applied to both sides (equivalence is symmetric on bare answers;
+tests/verifiers/test_symmetry.py checks it on every labelled pair):
+
+- Percent: `x%` (also `x percent`, `x pct`) equals `x` and `x/100`, whichever side writes the sign
+  (`0.5` and `50\\%`, `5\\%` and `0.05`, `25\\%` and `\\frac14`); two percents compare as numbers
+  (`2.8\\%` is not `28\\%`), and `50\\%` is never `5` or `0.05`.
+- Decimals against exact values: a decimal is the exact rational it writes, alone or inside an
+  expression. `0.25` is `\\frac14` and `0.5x` is `\\frac{x}{2}`, but no decimal equals an irrational or
+  a repeating value, however many digits it has (`0.8660254037844386` is not `\\frac{\\sqrt3}{2}`,
+  `0.333333333333333x^2` is not `\\frac{x^2}{3}`, `0.333` is not `\\frac13`); `0.\\overline{3}` is.
+- Nothing is never equal to anything: an empty answer (`\\boxed{}`) is `no_answer`, an empty,
+  unreadable or malformed gold (`2^`, `4\\sqrt(2)`) is `gold_invalid` (Verdict.valid False).
+- A choice letter with its option (`C. {x | -3<x<4}`) equals the option's content, on either side.
 """
 
 from __future__ import annotations
@@ -33,20 +47,30 @@ _PLAIN_INT = re.compile(
     r"\s*([-+]?)0*([0-9]+)(?:\.0*)?\s*"
 )  # ASCII digits: full-width ones are normalised first
 _OPENER_RUNS = tuple(c * (MAX_DEPTH + 1) for c in "{([")
+_SANITY_TAIL = 4_000  # runs of openers are looked for here: a scan of the whole text grows with it
 _RELATION = re.compile(r"(?<![<>!\\])=|<|>|\\[lg]eq?(?![a-zA-Z])|\\neq?(?![a-zA-Z])|\\[lg]eqslant")
 _HEDGE = re.compile(r"\s(?:or|and/or)\s|\\text\{\s*or\s*\}|\bor\b|\beither\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """equivalent: the judgement; reason: a short stable slug; pred: what was compared."""
+    """equivalent: the judgement; reason: a short stable slug; pred: what was compared (None when
+    the response has no answer); extracted: the answer as `verifiers.extract` read it; gold: the
+    reference answer as read from `gold`. `valid` is False when the gold, not the response, is
+    at fault (reason `gold_invalid`): such a 0 says nothing about the policy."""
 
     equivalent: bool
     reason: str
     pred: str | None = None
+    extracted: str | None = None
+    gold: str | None = None
 
     def __bool__(self) -> bool:
         return self.equivalent
+
+    @property
+    def valid(self) -> bool:
+        return not self.reason.startswith("gold_")
 
 
 def _nesting(s: str) -> int:
@@ -81,18 +105,25 @@ def _sanity(text: str) -> str | None:
         return "unparsable"
     if len(text) > MAX_INPUT_CHARS:
         return "too_large"
-    if "\x00" in text:
+    start = max(
+        0, len(text) - _SANITY_TAIL
+    )  # where the answer is read; the extracted answer is checked whole
+    if text.find("\x00", start) != -1:
         return "unparsable"
-    if any(run in text for run in _OPENER_RUNS):  # C-speed test; the extracted answer gets a full scan
-        return "too_large"
+    if len(text) > MAX_DEPTH:
+        for run in _OPENER_RUNS:  # counting one character is cheap; the run is looked for only then
+            if text.count(run[0], start) > MAX_DEPTH and text.find(run, start) != -1:
+                return "too_large"
     return None
 
 
 def _prepare(ex: Extraction) -> tuple[str | None, str | None]:
     """(answer, None) or (None, reason) for an extraction."""
     raw = ex.answer
-    if raw is None:
+    if raw is None or not raw.strip():  # nothing is never equal to anything, not even to nothing
         return None, "no_answer"
+    if "\x00" in raw:
+        return None, "unparsable"
     if len(raw) > MAX_ANSWER_CHARS or len(ex.answers) > MAX_ITEMS:
         return None, "too_large"
     if _nesting(raw) > MAX_DEPTH:
@@ -123,7 +154,9 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
     if gv is not None and pv is not None:
         if numbers_equal(pv, gv):
             return True
-        return bool(gold_pct and not pred_pct and numbers_equal(pv, gv / 100))
+        if gold_pct != pred_pct:  # percent, either side (module docstring): x% is x or x/100
+            return numbers_equal(pv, gv / 100) if gold_pct else numbers_equal(pv / 100, gv)
+        return False
     if pred == gold:
         return True
     if _WORDY.fullmatch(pred) and _WORDY.fullmatch(gold):
@@ -254,21 +287,41 @@ def _match_unordered(p: list[str], g: list[str], pending: list) -> tuple[bool | 
     return None, todo
 
 
-def check(pred: str, gold: str, *, timeout: float = 1.0) -> Verdict:
+def check(pred: str, gold: str, *, timeout: float = 1.0, cut_off: bool = False) -> Verdict:
     """Judge `pred` (bare or wrapped: Answer line, \\boxed{}, "The answer is 34.") against `gold`.
 
     Never raises and never takes much longer than `timeout` seconds (see verifiers.symbolic
     for what the budget covers), except that the first symbolic call of a process first waits
     for the worker to start (1-3 s, once; `verifiers.warmup()` pays it up front). What is read
     as the answer: see verifiers.extract (the unmarked-prose policy included) and
-    verifiers.equations (answers with a left-hand side).
+    verifiers.equations (answers with a left-hand side). `cut_off`: the response stopped at the
+    token limit; only an answer line or a box is read from it.
     """
     try:
-        return _check(pred, gold, timeout, time.monotonic() + timeout)
+        v = _check(pred, gold, timeout, time.monotonic() + timeout, cut_off)
     except RecursionError:
         return Verdict(False, "too_large", None)
     except Exception as e:  # a verifier bug must not kill a training run; say what happened
         return Verdict(False, f"error:{type(e).__name__}", None)
+    if v.extracted is not None and v.gold is not None:
+        return v
+    return _with_reading(v, pred, gold, cut_off)
+
+
+def _with_reading(v: Verdict, pred: str, gold: str, cut_off: bool) -> Verdict:
+    """The verdict with what the policy read from the response and the gold (both cached reads)."""
+    if v.reason in ("too_large", "gold_invalid") or not isinstance(pred, str) or not isinstance(gold, str):
+        extracted = None
+        parsed_gold = None if v.reason == "gold_invalid" or not isinstance(gold, str) else _read_gold(gold)
+    else:
+        extracted, parsed_gold = extract(pred, cut_off=cut_off).answer, _read_gold(gold)
+    pred_out = v.pred if extracted is not None else None  # no answer read: never the response itself
+    return Verdict(v.equivalent, v.reason, pred_out, extracted, parsed_gold)
+
+
+def _read_gold(gold: str) -> str | None:
+    g_int = _plain_int(gold) if len(gold) < 40 else None
+    return g_int if g_int is not None else extract(gold, gold=True).answer
 
 
 def _plain_int(s: str) -> str | None:
@@ -292,29 +345,31 @@ def _integer_fast_path(pe: Extraction, ge: Extraction) -> Verdict | None:
     return Verdict(p == g, "integer_match" if p == g else "integer_mismatch", p)
 
 
-def _check(pred: str, gold: str, timeout: float, deadline: float) -> Verdict:
-    for text in (pred, gold):
-        bad = _sanity(text)
-        if bad:
-            return Verdict(False, bad, None)
+def _check(pred: str, gold: str, timeout: float, deadline: float, cut_off: bool = False) -> Verdict:
+    if _sanity(gold):
+        return Verdict(False, "gold_invalid", None)
+    bad = _sanity(pred)
+    if bad:
+        return Verdict(False, bad, None)
     g_int = _plain_int(gold) if len(gold) < 40 else None
-    pe = extract(pred)
+    pe = extract(pred, cut_off=cut_off)
     if pe.box_depth > MAX_DEPTH:
         return Verdict(False, "too_large", None)
     if g_int is not None and len(pe.answers) == 1:  # integer fast path: string work only, no gold scan
         p_int = _plain_int(pe.answers[0])
-        if p_int is not None:
-            return Verdict(p_int == g_int, "integer_match" if p_int == g_int else "integer_mismatch", p_int)
+        if p_int is not None:  # complete with what was read: the reward's hot path builds one Verdict
+            ok = p_int == g_int
+            return Verdict(ok, "integer_match" if ok else "integer_mismatch", p_int, pe.answers[0], g_int)
     ge = extract(gold, gold=True)
     if ge.box_depth > MAX_DEPTH:
-        return Verdict(False, "too_large", None)
+        return Verdict(False, "gold_invalid", None)
     fast = _integer_fast_path(pe, ge)
     if fast is not None:
         return fast
     prestart()  # non-blocking, once per process: the symbolic worker starts while we parse
     g_raw, gwhy = _prepare(ge)
-    if g_raw is None:
-        return Verdict(False, f"gold_{gwhy}" if gwhy == "no_answer" else gwhy, None)
+    if g_raw is None or _MALFORMED.search(g_raw):
+        return Verdict(False, "gold_invalid", None)  # the gold's fault, not the policy's
     p_raw, why = _prepare(pe)
     if p_raw is None:
         if why == "no_answer" and forms.choice(g_raw) is not None and len(pred) <= 300:
@@ -340,6 +395,10 @@ def _choice(p_raw: str, pred: str, pe: Extraction, g_raw: str, deadline: float) 
     """A gold choice letter (see verifiers.forms): decided by the letter, or by the option's content."""
     g = forms.choice(g_raw)
     if g is None:
+        p = forms.choice(p_raw)
+        if p is not None and p[1]:  # `C. {x | -3<x<4}` against the option's content: as the reverse
+            v = _compare(p[1], g_raw, deadline)
+            return v if v.equivalent else None
         return None
     r = forms.compare_choice(p_raw, g_raw)
     if r is None and pe.how in ("bare", "prose", "sentence") and len(pred) <= 300:
@@ -366,8 +425,8 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
         return Verdict(True, "string_match", normalize(p_raw))  # the same up to spacing (`-3m`, `-3 m`)
     p_raw, g_raw = _angles(p_raw, g_raw), _angles(g_raw, p_raw)
     # units: both written and different is a mismatch (5 cm vs 5 m); one-sided units are ignored
-    p_body, p_unit = split_unit(p_raw)
-    g_body, g_unit = split_unit(g_raw)
+    p_body, p_unit = _percent_word(*split_unit(p_raw))
+    g_body, g_unit = _percent_word(*split_unit(g_raw))
     if (
         _DEGREE_MARK.search(g_body)
         and p_unit == "radians"
@@ -448,6 +507,16 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     if (gs or ps).kind == "list" and (gs or ps).brackets == "" and _RELATION.search(p + g) is None:
         return Verdict(False, "structure_mismatch", p)
     return _symbolic([[(p, g)]], p, deadline, "symbolic")
+
+
+_PERCENT_UNITS = frozenset({"percent", "percentage", "pct", "per cent"})
+
+
+def _percent_word(body: str, unit: str | None) -> tuple[str, str | None]:
+    """`28 percent` is `28%`: the word is the sign, not a unit (percent is decided in one place)."""
+    if unit is not None and unit.strip().lower() in _PERCENT_UNITS and parse_number(body.strip()) is not None:
+        return body.strip() + "%", None
+    return body, unit
 
 
 _CLOCK = re.compile(r"\d+(?::\d+)+")

@@ -1,13 +1,16 @@
 """Pull the final answer out of a model's completion: once, into one small value.
 
-`extract(text)` scans a completion once and returns an `Extraction`: the candidate answers
-and how they were marked. `check` judges that value and never scans the text again.
+`extract(text)` reads a completion's answer from its end and returns an `Extraction`: the
+candidate answers and how they were marked. `check` judges that value and never reads the text
+again.
 
-Markers, strongest first (the first that is present decides):
+Markers (an answer line or a box group decides, whichever comes last; the others only when
+neither is present):
 
 1. a DAPO answer line (`Answer: 34`, `**Final Answer:** $34$`, `Answer \\[ 9 \\]`, a display
    that runs over several lines), and the Minerva/lm-eval sentence
-   `Final Answer: The final answer is $X$. I hope it is correct.` anywhere in the text;
+   `Final Answer: The final answer is $X$. I hope it is correct.`; a box after the last answer
+   line (`Answer: 5` ... `Let me verify: \\boxed{6}`) is the later answer and wins;
 2. `\\boxed{...}` / `\\fbox{...}`: the last box. Boxes just before it that are joined to it by
    nothing but punctuation, `and` or `or` are part of the same answer: several answers
    (`\\boxed{2}, \\boxed{3}`), or alternatives offered as a hedge (`\\boxed{34} or \\boxed{35}`).
@@ -19,9 +22,27 @@ Markers, strongest first (the first that is present decides):
    (`So the ordered pair is (3, 4).`). A short one-line text with no sentence in it is the
    answer itself (`28 percent`, `\\frac{1}{2}`, `no solution`).
 
+This is the project's one answer policy: the reward (`check`, `dapo_reward`), `dapo eval`'s
+grading, the pipeline's solver and difficulty checks and the judge all read answers through
+`extract` (exported as `verifiers.extract`). A response with no answer gives an empty
+Extraction (`how == "none"`): the response itself is never taken as its answer. A short
+one-line text of words only (`no real solutions`, `Evelyn and Navin`, `twelve`) is an answer
+when it has at most three words (any number of number words) and none of them talks about the
+answer (`no answer at all`, `I could not solve this problem.` have none).
+
+`cut_off=True` (a response stopped at the token limit): only an answer line or a box counts;
+nothing is read out of the unfinished prose.
+
 Chat-template debris (`<|im_end|>`, `<|im_start|>user ...`, `</s>`, ...) ends the response: what
-follows it is never read. Everything is linear-time regex or a single scan, so a 1 MB input or
-10,000 nested braces cost milliseconds and never recurse.
+follows it is never read.
+
+Cost: reading from the end. The text is searched for `<` (the start of every chat-template token)
+at C speed; an answer line among the last four lines then decides at once; otherwise the last
+2,000, then 16,000 characters are read, and their answer stands when the deciding marker sits
+well inside them (tests/verifiers/test_read_from_end.py checks it is the whole text's answer).
+So a final `Answer:` line or box costs the same after 1k or 60k characters of reasoning; only a
+response whose answer is far from its end is read whole. Everything is linear-time regex or a
+single scan, so a 1 MB input or 10,000 nested braces cost milliseconds and never recurse.
 """
 
 from __future__ import annotations
@@ -66,7 +87,7 @@ _ANSWER_LINE = re.compile(
 _SIMPLE_VALUE = re.compile(r"[*_ \t]*\$?[ \t]*(-?[0-9][0-9,]*(?:\.[0-9]+)?)[ \t]*\$?[ \t*_]*\.?[ \t*_]*")
 _FINAL_INLINE = re.compile(r"final answer[ \t]*[*_]*[ \t]*[:：][ \t]*[*_]*", re.IGNORECASE)
 _MINERVA = re.compile(r"final answer is[ \t]*[:：]?", re.IGNORECASE)
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_BOXED = re.compile(r"\\(?:boxed|fbox|framebox)\s*\{")
 _BOXED_SPACE = re.compile(r"\\boxed ([^\s$]+)")
 _GSM8K = re.compile(r"^\s*####\s*(?P<ans>.+?)\s*$", re.MULTILINE)
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?|-?\.\d+")
@@ -81,14 +102,24 @@ _JOINER = re.compile(
     r"(?:[\s,;.$&]|\\[(),;:! ]|\\q?quad|\\text\{\s*(?:and|or|,)?\s*\}|\band\b|\bor\b|\\\\)*", re.IGNORECASE
 )
 _OR = re.compile(r"\bor\b", re.IGNORECASE)
+# between an exact box and its numerical value: `\\approx`, `≈`, `\\simeq`, `approximately`
+_APPROX = re.compile(
+    r"[\s,;.$]*(?:\\approx|≈|\\simeq|\\sim|(?:which is )?(?:approximately|about|roughly))[\s,;.$:=]*(?:\\(?:boxed|fbox|framebox)\s*\{)?",
+    re.IGNORECASE,
+)
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$([^$]+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _COPULA = re.compile(r"(?:\bis\b|\bare\b|\bequals\b|\bbe\b|\bit's\b|=|:)\s*", re.IGNORECASE)
 _BRACKETED = re.compile(r"\[\s*([^\[\],;]+?)\s*\]")
 _BRACKET_SPAN = re.compile(r"(?<!\\)\[\s*([^\[\],;\\]+?)\s*\]")
 _COUNTED = re.compile(r"([$€£]?\s*-?[\d][\d,]*(?:\.\d+)?%?)\s+[A-Za-z][A-Za-z ]*")
 _SENT_END = re.compile(r"[.!?。](?=\s|$)|\n\s*\n")
+_LEADING_VALUE = re.compile(r"[-+]?\$?[-+]?\d")
 _MAX_BARE = 300  # a bare answer longer than this is prose, not an answer
-_MAX_PROSE_VALUE = 60  # a value read after "is" in unmarked prose is at most this long
+_MAX_PROSE_VALUE = 60
+_WORD_ANSWER = re.compile(r"[A-Za-z][a-z]*")
+_ANSWER_WORDS = frozenset(
+    {"yes", "no", "true", "false", "even", "odd", "none", "neither", "both", "all", "never"}
+)  # a value read after "is" in unmarked prose is at most this long
 _TAIL = 4_000  # unmarked prose: only the end of the text is read
 
 
@@ -116,16 +147,32 @@ def _strip_wrapping(ans: str) -> str:
     return ans
 
 
+_NONSPACE = re.compile(r"\S")
+
+
 def cut_debris(text: str) -> str:
     """The response up to the first chat-template token after its content (`<|im_end|>`, `</s>`...)."""
-    if "<|" not in text and "</s>" not in text and "<｜" not in text:
-        return text
+    lo, hi = _content_span(text)
+    return text[lo:hi] if (lo, hi) != (0, len(text)) else text
+
+
+def _content_span(text: str) -> tuple[int, int]:
+    """(start, end) of the response without chat-template tokens: leading tokens
+    (`<|im_start|>assistant`) are skipped, the first token after content ends it. Every token
+    starts with `<`: the text is walked from one `<` to the next (a C-speed character search), so a
+    long reasoning with no `<` costs nothing to read."""
+    i = text.find("<")
     pos = 0
-    for m in _DEBRIS.finditer(text):
-        if text[pos : m.start()].strip():
-            return text[: m.start()]
-        pos = m.end()  # leading tokens (`<|im_start|>assistant`) are skipped
-    return text[pos:] if pos else text
+    while i != -1:
+        m = _DEBRIS.match(text, i)
+        if m is None:
+            i = text.find("<", i + 1)
+            continue
+        if _NONSPACE.search(text, pos, i):
+            return pos, i
+        pos = m.end()
+        i = text.find("<", pos)
+    return pos, len(text)
 
 
 _BRACE = re.compile(r"\\[{}]|[{}]")
@@ -205,11 +252,20 @@ def _joins(gap: str) -> str | None:
 
 def _box_group(text: str) -> tuple[list[str], str]:
     """The last box and the boxes joined to it (see the module docstring): (contents, joined)."""
+    parts, joined, _, _ = _box_group_at(text)
+    return parts, joined
+
+
+def _box_group_at(text: str) -> tuple[list[str], str, int, int]:
+    """`_box_group` and where the group is: (contents, joined, first box's start, last box's end)."""
     top = _top_boxes(text)
     if not top:
-        return [], ""
+        return [], "", -1, -1
     group = [top[-1]]
     joined = "list"
+    if len(top) > 1 and _APPROX.fullmatch(text[top[-2][1] + 1 : top[-1][0]]):
+        a, b = top[-2]  # `\\boxed{\\frac13} \\approx \\boxed{0.333}`: the exact box, not its rounding
+        return [text[a:b].strip()], "", a, b
     for a, b in reversed(top[:-1]):
         gap = _BOXED.sub("", text[b + 1 : group[0][0]])  # without the next box's own `\\boxed{`
         how = _joins(gap)
@@ -219,9 +275,10 @@ def _box_group(text: str) -> tuple[list[str], str]:
             joined = "or"
         group.insert(0, (a, b))
     parts = [text[a:b].strip() for a, b in group]
+    first, last = group[0][0], group[-1][1]
     if len(set(parts)) == 1:  # the same box repeated (`\\boxed{004}` ... `\\boxed{004}`) is one answer
-        return parts[-1:], ""
-    return parts, joined if len(group) > 1 else ""
+        return parts[-1:], "", first, last
+    return parts, joined if len(group) > 1 else "", first, last
 
 
 def boxed_alternatives(text: str) -> list[str]:
@@ -242,42 +299,67 @@ def _display_tail(text: str, start: int, ans: str) -> str:
 
 
 def _answer_line(text: str) -> str | None:
-    last = None
-    end = len(text)
+    return _answer_line_at(text)[0]
+
+
+_NO_LINE = (None, -1, -1)
+
+
+def _last_lines_answer(text: str, lo: int = 0, hi: int | None = None) -> tuple[str | None, int, int]:
+    """An answer line among the last four lines of text[lo:hi]: (value, start, end), else
+    (None, -1, -1). Reads only those lines, whatever the length of the text. With a span given,
+    only a plain value (`Answer: 34`) is read; anything else is left to the caller (None)."""
+    end = len(text) if hi is None else hi
+    whole = lo == 0 and end == len(text)
     for _ in range(4):  # the answer line is nearly always among the last lines: look there first
-        start = text.rfind("\n", 0, end) + 1
+        start = max(lo, text.rfind("\n", lo, end) + 1)
         m = _ANSWER_LINE.match(text, start, end)
         if m and m.group("ans").strip():
-            last = m
-            break
-        if start == 0:
+            if not whole:
+                simple = _SIMPLE_VALUE.fullmatch(m.group("ans"))
+                return (simple.group(1), m.start(), m.end()) if simple else _NO_LINE
+            return _line_value(text, m), m.start(), m.end()
+        if start == lo:
             break
         end = start - 1
-    else:
-        for m in _ANSWER_LINE.finditer(text):
-            if m.group("ans").strip():
-                last = m
+    return _NO_LINE
+
+
+def _answer_line_at(text: str) -> tuple[str | None, int, int]:
+    """The last answer line (or inline `Final Answer:`): (value, start, end of its line)."""
+    found = _last_lines_answer(text)
+    if found[0] is not None:
+        return found
+    last = None
+    for m in _ANSWER_LINE.finditer(text):
+        if m.group("ans").strip():
+            last = m
     if last is None:
         return _final_answer_inline(text)
-    ans = last.group("ans")
+    return _line_value(text, last), last.start(), last.end()
+
+
+def _line_value(text: str, m: re.Match) -> str | None:
+    ans = m.group("ans")
     simple = _SIMPLE_VALUE.fullmatch(ans)
     if simple:  # `Answer: 34`, `Answer: $-1,000$.`: the DAPO hot path, no further reading needed
         return simple.group(1)
-    return _answer_value(_display_tail(text, last.end("ans"), ans))
+    return _answer_value(_display_tail(text, m.end("ans"), ans))
 
 
-def _final_answer_inline(text: str) -> str | None:
+def _final_answer_inline(text: str) -> tuple[str | None, int, int]:
     """`... so h = 4. Final Answer: The volume is 120. I hope it is correct.` inside a line."""
     if "final answer" not in text[-_TAIL:].lower():
-        return None
+        return _NO_LINE
     m = None
     for found in _FINAL_INLINE.finditer(text, max(0, len(text) - _TAIL)):
         m = found
     if m is None:
-        return None
+        return _NO_LINE
     end = text.find("\n", m.end())
-    ans = text[m.end() : end if end != -1 else len(text)].strip()
-    return _answer_value(ans) if ans else None
+    end = end if end != -1 else len(text)
+    ans = text[m.end() : end].strip()
+    return (_answer_value(ans), m.start(), end) if ans else _NO_LINE
 
 
 def _answer_value(ans: str) -> str | None:
@@ -446,6 +528,8 @@ def _prose_value(text: str) -> str | None:
         )
         if short and re.search(r"[\d\\(\[{]", value):
             return value
+        if _WORD_ANSWER.fullmatch(value) and (value[0].isupper() or value.lower() in _ANSWER_WORDS):
+            return value  # `So the day is Monday.`, `Hence the sum is even.`: one name or answer word
     if spans:
         last = spans[-1]
         value = next(g for g in last.groups() if g is not None)
@@ -456,30 +540,121 @@ def _prose_value(text: str) -> str | None:
     return None
 
 
-def extract(text: str, *, gold: bool = False) -> Extraction:
+_WHOLE_ENV = re.compile(
+    r"(?:\$\$|\\\[|\$)?\s*(\\begin\{([a-zA-Z]+\*?)\}.*\\end\{\2\})\s*(?:\$\$|\\\]|\$)?\s*\.?", re.DOTALL
+)
+
+
+def _whole_environment(text: str) -> str | None:
+    """The text is one `\\begin{X}...\\end{X}` (optionally in `$$`, `\\[ \\]` or `$`), on any
+    number of lines: that environment, else None."""
+    if not text.startswith(("\\begin{", "$", "\\[")) or len(text) > _TAIL:
+        return None
+    m = _WHOLE_ENV.fullmatch(text)
+    if m is None or m.group(1).count("\\begin{" + m.group(2) + "}") != 1:
+        return None
+    return m.group(1)
+
+
+_CACHE: dict[int, tuple[str, bool, bool, Extraction]] = {}
+_CACHE_SIZE = 64
+
+
+def extract(text: str, *, gold: bool = False, cut_off: bool = False) -> Extraction:
     """The final answer of `text` (see the module docstring), or an empty Extraction.
 
-    gold=True reads a reference answer (the same rules today; kept apart for the cache)."""
+    gold=True reads a reference answer (the same rules; kept apart for the cache). cut_off=True:
+    the response stopped at the token limit, so only an answer line or a box is read.
+
+    The last few calls are remembered by the identity of `text` (check, the reward and the
+    judge read the same response several times): hashing a 60k-character response would cost
+    more than reading its answer."""
     if not isinstance(text, str) or not text:
         return NONE
-    return _extract(text, gold)
+    hit = _CACHE.get(id(text))
+    if hit is not None and hit[0] is text and hit[1] == gold and hit[2] == cut_off:
+        return hit[3]
+    ex = _extract(text, gold, cut_off)
+    if ex.answers and not "".join(ex.answers).strip():  # `\boxed{}`, `Answer: $ $`: nothing
+        ex = Extraction((), "none", "", ex.box_depth)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()  # a few recent texts are all it is for
+    _CACHE[id(text)] = (text, gold, cut_off, ex)  # the entry holds `text`, so its id stays its own
+    return ex
 
 
-@lru_cache(maxsize=64)
-def _extract(text: str, gold: bool) -> Extraction:
-    text = cut_debris(text)
+_WINDOWS = (2_000, 16_000)  # read from the end: these many final characters first, then all
+_MARGIN = 500  # a marker this close to a window's start might belong to text before it
+
+
+def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
+    """Read from the end: an answer line among the last lines (with no box after it) decides at
+    once; otherwise the final 2,000 and then 16,000 characters are read, and their answer stands
+    when the marker that decided sits well inside them (see `_window_decides`); only a response
+    whose answer is not near its end is read whole. The same answer as reading it whole."""
+    lo, hi = _content_span(text)
+    ans, _, a_end = _last_lines_answer(text, lo, hi)
+    if ans is not None and "box" not in text[a_end:hi]:
+        return Extraction((ans,), "answer_line", "", 0)
+    if (lo, hi) != (0, len(text)):
+        text = text[lo:hi]
+    n = len(text)
+    for size in _WINDOWS:
+        if n <= size + _MARGIN:
+            break
+        window = text[n - size :]
+        ex, start, box_end = _core(window, gold, cut_off)
+        if _window_decides(window, ex, start, box_end):
+            return ex
+    return _core(text, gold, cut_off)[0]
+
+
+def _window_decides(window: str, ex: Extraction, start: int, box_end: int) -> bool:
+    """A window's answer is the whole text's when its marker starts well inside the window (no
+    earlier line or joined box can reach it) and, for a box, no brace after it closes a group
+    opened before the window (the box would then sit inside that group)."""
+    if start < _MARGIN:
+        return False
+    if ex.how == "answer_line":
+        return True
+    if box_end < 0:
+        return False
+    depth = 0
+    for m in _BRACE.finditer(window, box_end + 1):
+        tok = m.group(0)
+        if len(tok) == 2:
+            continue
+        depth += 1 if tok == "{" else -1
+        if depth < 0:
+            return False
+    return True
+
+
+def _core(text: str, gold: bool, cut_off: bool) -> tuple[Extraction, int, int]:
+    """The policy on `text`: (extraction, start of the deciding marker, end of the deciding box
+    group), -1 where no answer line or box decided. The marker that comes last wins: an answer
+    line, unless a box group starts after it."""
     depth = box_depth(text) if "box" in text else 0
-    ans = _answer_line(text)
-    if ans is not None:
-        return Extraction((ans,), "answer_line", "", depth)
+    ans, a_start, a_end = _answer_line_at(text)
     if "box" in text:
-        parts, joined = _box_group(text)
-        if parts:
-            later = _answer_after_last_box(text)
-            if later is not None:  # `\boxed{12}. Wait, that's wrong ... so the answer is 11.`
-                return Extraction((later,), "sentence", "", depth)
+        parts, joined, b_start, b_end = _box_group_at(text)
+        if parts and (ans is None or b_start > a_end):
+            if not cut_off:
+                later = _answer_after_last_box(text)
+                if later is not None:  # `\boxed{12}. Wait, that's wrong ... so the answer is 11.`
+                    return Extraction((later,), "sentence", "", depth), b_start, b_end
             parts = [_strip_wrapping(p) for p in parts]
-            return Extraction(tuple(parts), "boxed", joined, depth)
+            return Extraction(tuple(parts), "boxed", joined, depth), b_start, b_end
+    if ans is not None:
+        return Extraction((ans,), "answer_line", "", depth), a_start, -1
+    if cut_off:
+        return Extraction((), "none", "", depth), -1, -1
+    return _unmarked(text, gold, depth), -1, -1
+
+
+def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
+    """No answer line and no terminated box: `\boxed 5`, `####`, a sentence, then prose."""
+    if "box" in text:
         boxed = extract_boxed(text)
         if boxed:
             return Extraction((_strip_wrapping(boxed),), "boxed", "", depth)
@@ -501,23 +676,60 @@ def _extract(text: str, gold: bool) -> Extraction:
     stripped = text.strip()
     if not stripped:
         return Extraction((), "none", "", depth)
+    env = _whole_environment(stripped)
+    if env is not None:  # a matrix written over several lines, and nothing else
+        return Extraction((env,), "bare", "", depth)
     if "\n" not in stripped and len(stripped) <= _MAX_BARE:
-        v = _prose_value(stripped) if _is_sentence(stripped) else None
+        sentence = _is_sentence(stripped)
+        v = _prose_value(stripped) if sentence else None
         if v:
             return Extraction((v,), "prose", "", depth)
-        bare = _strip_wrapping(stripped)  # a short answer in words (`no real solutions`) is the answer
-        return Extraction((bare,), "bare", "", depth) if bare else Extraction((), "none", "", depth)
+        # a value with words after it (`1.2 (liters of fruit punch)`) is an answer; other prose is not
+        value_first = len(stripped) <= _MAX_PROSE_VALUE and _LEADING_VALUE.match(stripped) is not None
+        bare = None if sentence and not gold and not value_first else _strip_wrapping(stripped)
+        # a one-line gold is its own answer; a response's short answer in words (`no real solutions`) too
+        if bare and (gold or _answer_like(bare)):
+            return Extraction((bare,), "bare", "", depth)
+        return Extraction((), "none", "", depth)
     v = _prose_value(stripped)
     if v:
         return Extraction((v,), "prose", "", depth)
     return Extraction((), "none", "", depth)
 
 
-def extract_answer(text: str, style: str = "auto") -> str | None:
-    """Return the final answer written in `text`, or None when there is none.
+_MATHISH = re.compile(r"[0-9\\$^_=+*/(){}\[\]<>|-]|[^\x00-\x7f]")
+_NUMBER_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
+        "million billion and a negative minus half halves third thirds quarter quarters",
+    )
+)
+_META = re.compile(
+    r"\b(?:answers?|solve[ds]?|solution\s+is|know|sure|unsure|idea|sorry|cannot|can't|couldn't|unable|"
+    r"impossible\s+to|help|determine|proceed)\b",
+    re.IGNORECASE,
+)
 
-    `auto` tries the DAPO answer line, then the last boxed value. `last_number` is never
-    used unless asked for: guessing the last number of a reasoning trace rewards luck.
+
+def _answer_like(bare: str) -> bool:
+    """A short unmarked line taken whole as the answer: anything with math or digits in it, or at
+    most three words (any number of number words) that do not talk about the answer."""
+    if _MATHISH.search(bare):
+        return True
+    words = re.findall(r"[A-Za-z']+", bare)
+    if not words or _META.search(bare):
+        return False
+    return len(words) <= 3 or all(w.lower() in _NUMBER_WORDS for w in words)
+
+
+def extract_answer(text: str, style: str = "auto") -> str | None:
+    """The answer of `text` read in one named style, or None when there is none.
+
+    `auto` is the project's policy, `extract(text).answer`; the other styles read one marker only
+    (`boxed` for reference solutions, `gsm8k`, `answer_line`), and `last_number` is never used
+    unless asked for: guessing the last number of a reasoning trace rewards luck.
     """
     if style not in STYLES:
         raise ValueError(f"unknown extraction style {style!r}; use one of {', '.join(STYLES)}")
@@ -532,14 +744,4 @@ def extract_answer(text: str, style: str = "auto") -> str | None:
         return _gsm8k(text)
     if style == "last_number":
         return _last_number(text)
-    text = cut_debris(text)
-    ans = _answer_line(text)
-    if ans is None:
-        boxed = extract_boxed(text)
-        ans = _strip_wrapping(boxed) if boxed else None
-    return ans
-
-
-def extract_prediction(text: str) -> str | None:
-    """What `check` compares, as one string (see `extract`)."""
     return extract(text).answer

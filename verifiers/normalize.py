@@ -318,6 +318,9 @@ def _normalize_once(answer: str) -> str:
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
     s = _FRAC_SHORT2.sub(r"\\frac{\1}{\2}", s)
     s = _SQRT_SHORT.sub(r"\\sqrt{\1}", s)
+    m = _ORDINAL.fullmatch(s)
+    if m:
+        s = m.group(1)
     if _THOUSANDS.match(s):
         s = s.replace(",", "")
     if _INT.match(s):
@@ -385,6 +388,15 @@ def _currency(s: str) -> str:
 _SQRT_PAREN = re.compile(r"(?:\\sqrt|(?<![a-zA-Z\\])sqrt)\s*\(")
 _POW_PAREN = re.compile(r"\^\s*\(")
 _PI_WORD = re.compile(r"(?<![a-zA-Z\\])pi(?![a-zA-Z])")
+# plain-text function calls (`cos(x)^2`, `log(x)/log(10)`): the LaTeX command, so they parse as functions
+_FUNC_CALL = re.compile(
+    r"(?<![a-zA-Z\\])(arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|log|ln)(?=\s*\()"
+)
+_EXP_PAREN = re.compile(r"(?<![a-zA-Z\\])exp\s*\(")
+# `12^{\mathrm{th}}`, `12^{th}`, `12th`, `1st`: the number an ordinal names
+_ORDINAL = re.compile(
+    r"(\d+)\s*(?:\^\s*\{\s*(?:\\(?:mathrm|text|textrm|rm)\s*\{\s*)?(?:st|nd|rd|th)\s*\}?\s*\}|\^\s*(?:st|nd|rd|th)|(?:st|nd|rd|th))"
+)
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![a-zA-Z])")
 _DEGREE_NUM = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*\{?\s*\\circ\s*\}?")
 _EMPTY = re.compile(r"\\varnothing(?![a-zA-Z])|\\emptyset(?![a-zA-Z])|\\\{\s*\\\}|^\{\s*\}$")
@@ -419,6 +431,10 @@ def _plain_math(s: str) -> str:
         s = _paren_to_brace(s, _POW_PAREN, "^")
     if "pi" in s:
         s = _PI_WORD.sub(lambda _m: "\\pi ", s)
+    if "(" in s:
+        s = _FUNC_CALL.sub(r"\\\1", s)
+        if "exp" in s:
+            s = _paren_to_brace(s, _EXP_PAREN, "e^")  # `exp(16)-1` -> `e^{16}-1`
     return s
 
 

@@ -12,13 +12,19 @@ CHARS_PER_TOKEN = 4  # fallback when the caller has no token count: ~4 character
 
 @dataclass(frozen=True)
 class RewardResult:
-    """score: what the trainer adds up; acc: 1.0/0.0 correctness; reason: check's slug."""
+    """score: what the trainer adds up; acc: 1.0/0.0 correctness; reason: check's slug; pred: what
+    was compared (None: no answer); extracted / gold: the answer and the gold as the policy read
+    them (for logs); valid: False when the gold is at fault (`gold_invalid`), so the 0 is not the
+    policy's."""
 
     score: float
     acc: float
     pred: str | None
     reason: str
     overlong_penalty: float
+    extracted: str | None = None
+    gold: str | None = None
+    valid: bool = True
 
 
 def overlong_penalty(length: int, max_len: int | None, cache_len: int | None) -> float:
@@ -53,6 +59,7 @@ def dapo_reward(
     timeout: float = 1.0,
     judge=None,
     question: str | None = None,
+    cut_off: bool = False,
 ) -> RewardResult:
     """Score one completion the DAPO way.
 
@@ -61,15 +68,19 @@ def dapo_reward(
     A completion flagged `truncated` has no trustworthy final answer and scores as wrong.
     `judge` (a verifiers.judge.Judge, JudgeConfig or dict; off by default) is asked when the
     rules say "not equivalent" about an extracted answer; `question` is shown to it.
+    `cut_off` (graded as written, e.g. by `dapo eval`): the response stopped at the token limit, so
+    only an answer line or a box is read from it (verifiers.extract).
     """
     if truncated:
-        verdict_ok, reason, pred = False, "truncated", None
+        v = Verdict(False, "truncated", None)
     else:
-        v = apply_judge(check(completion, gold, timeout=timeout), question, gold, judge)
-        verdict_ok, reason, pred = v.equivalent, v.reason, v.pred
+        v = apply_judge(check(completion, gold, timeout=timeout, cut_off=cut_off), question, gold, judge)
     n = estimate_tokens(completion) if length is None else length
     pen = overlong_penalty(n, max_len, cache_len)
-    return RewardResult((1.0 if verdict_ok else -1.0) + pen, 1.0 if verdict_ok else 0.0, pred, reason, pen)
+    ok = v.equivalent
+    return RewardResult(
+        (1.0 if ok else -1.0) + pen, 1.0 if ok else 0.0, v.pred, v.reason, pen, v.extracted, v.gold, v.valid
+    )
 
 
 def apply_judge(verdict: Verdict, question: str | None, gold: str, judge) -> Verdict:
@@ -78,11 +89,10 @@ def apply_judge(verdict: Verdict, question: str | None, gold: str, judge) -> Ver
     rules verdict is never sent, so the judge can only add matches."""
     if judge is None or verdict.equivalent:
         return verdict
-    from verifiers.extract import extract
     from verifiers.judge import get_judge, judgeable
 
-    if not judgeable(verdict.reason, verdict.pred):
+    if not judgeable(verdict.reason, verdict.extracted):
         return verdict
     j = get_judge(judge)
-    r = j.ask(question, extract(gold, gold=True).answer or gold, verdict.pred)
-    return Verdict(r.equivalent, r.reason, verdict.pred)
+    r = j.ask(question, verdict.gold or gold, verdict.extracted)  # what the one policy read
+    return Verdict(r.equivalent, r.reason, verdict.pred, verdict.extracted, verdict.gold)

@@ -16,7 +16,8 @@ _REWARD_KWARGS = ("max_len", "cache_len", "length", "truncated", "timeout", "jud
 def compute_score(
     data_source: Any, solution_str: str, ground_truth: Any, extra_info: dict | None = None, **kwargs: Any
 ) -> dict:
-    """DAPO reward for one response, as verl's reward managers expect: score, acc, pred (+ reason).
+    """DAPO reward for one response, as verl's reward managers expect: score, acc, pred (+ reason,
+    and for the logs the answer and gold as read, and `valid`: False when the gold is unusable).
 
     `ground_truth` may be a string or a list of acceptable answers. Reward options
     (max_len, cache_len, length, truncated, timeout, judge, question) come from kwargs or
@@ -37,7 +38,10 @@ def compute_score(
     return {
         "score": best.score,
         "acc": best.acc,
-        "pred": best.pred if best.pred is not None else "",
+        "pred": best.pred,  # None: the response has no answer
         "reason": best.reason,
         "overlong_penalty": best.overlong_penalty,
+        "extracted": best.extracted,
+        "gold": best.gold,
+        "valid": best.valid,
     }

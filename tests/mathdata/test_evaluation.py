@@ -260,3 +260,42 @@ def test_records_store_reads_kept_rows_and_says_how_many_it_skipped(tmp_path):
     ]
     assert b.notes == ["1 records not kept (status other than 'kept') skipped"]
     assert len(load_benchmark_problems(str(tmp_path / "store"), split="test").problems) == 2
+
+
+class _ScriptedSampler:
+    """A mathdata.evaluation.Sampler answering each (prompt, index) from a script: no model."""
+
+    def __init__(self, replies: list[Response]):
+        self.replies = replies
+
+    def describe(self) -> dict:
+        return {"kind": "scripted"}
+
+    def run(self, jobs, params, emit) -> None:
+        for j in jobs:
+            emit(j, self.replies[j.index])
+
+
+def test_samples_parquet_holds_what_was_extracted_and_cut_off_prose_is_no_answer(tmp_path):
+    import pyarrow.parquet as pq
+
+    from mathdata.evaluation import Benchmark, EvalConfig, Problem, SamplingParams, run_eval
+
+    replies = [
+        Response("Adding, $x = \\frac{28}{6}$, so the answer is \\boxed{\\frac{14}{3}}.", 30, "stop"),
+        Response("We simplify to get \\boxed{\\frac{14}{3}}. Now let us double-check this by", 64, "length"),
+        Response("Let $x=3$, so the value is $x+4=7$ and then we find that the", 64, "length"),
+    ]
+    bench = Benchmark("t", "test", [Problem("p1", "What is 28/6?", "\\frac{14}{3}")])
+    cfg = EvalConfig(out=tmp_path, params=SamplingParams(k=3, temperature=1.0, top_p=1.0, max_tokens=64),
+                     prompt=PromptSpec.make(), progress=False, model="scripted")  # fmt: skip
+    report = run_eval([bench], _ScriptedSampler(replies), cfg)
+    rows = pq.read_table(tmp_path / "samples.parquet").to_pylist()
+    got = [(r["extracted_answer"], r["correct"], r["reason"]) for r in rows]
+    assert got == [
+        ("\\frac{14}{3}", True, "string_match"),
+        ("\\frac{14}{3}", True, "string_match"),  # cut off after its box: the box is read
+        (None, False, "no_answer"),  # cut off in prose: nothing is read out of it
+    ]
+    assert report["overall"]["no_answer_rate"] == 1 / 3
+    assert "verifiers.extract" in report["grader"]["name"]

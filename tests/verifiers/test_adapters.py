@@ -35,7 +35,7 @@ def test_verl_compute_score_from_file_path():
     )
     assert wrong["score"] == -1.0 and wrong["acc"] == 0.0
     none = compute_score("math_dapo", "Let me try.\nThis is hard.\nI give up", "34")
-    assert none["pred"] == "" and none["acc"] == 0.0
+    assert none["pred"] is None and none["reason"] == "no_answer" and none["acc"] == 0.0
 
 
 def test_verl_overlong_options_and_list_gold():

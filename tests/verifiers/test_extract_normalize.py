@@ -6,7 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from verifiers import canonical_integer, extract_answer, normalize
+from verifiers import canonical_integer, normalize
+from verifiers.extract import extract_answer
 from verifiers.numbers import parse_number
 
 

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import verifiers
+from verifiers.extract import extract_answer
 
 BUDGET_S = 0.5
 SLACK_S = 0.75  # a loaded 2-core box and process teardown; the bench reports the real worst call
@@ -114,7 +115,7 @@ def within_budget(elapsed: float) -> bool:
 @given(text=any_text)
 def test_extract_and_normalize_never_raise(text):
     for style in ("auto", "answer_line", "boxed", "gsm8k", "last_number"):
-        out, elapsed = timed(verifiers.extract_answer, text, style=style)
+        out, elapsed = timed(extract_answer, text, style=style)
         assert out is None or isinstance(out, str)
         assert within_budget(elapsed)
     out, elapsed = timed(verifiers.normalize, text)
@@ -263,7 +264,7 @@ def test_canonical_integer_round_trip(n, pad):
 @given(n=st.integers(-(10**9), 10**9), junk=st.text(max_size=80).filter(lambda s: "answer" not in s.lower()))
 def test_extract_answer_line_finds_the_integer(n, junk):
     text = junk + "\nAnswer: " + str(n)
-    got = verifiers.extract_answer(text, style="answer_line")
+    got = extract_answer(text, style="answer_line")
     assert got is not None
     assert verifiers.canonical_integer(got) == str(n)
 
