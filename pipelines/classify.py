@@ -160,6 +160,19 @@ _SCI_WORDS = re.compile(
     r"(growth|decay)|population (grows|growth)|growth rate)\b|物理|化学|溶液|浓度|速度|加速度|压强|温度",
     re.I,
 )
+# inference from tables (z, t, chi-square): an integer key such as a sample size is read off a table
+_TABLE_STATS = re.compile(
+    r"\b(confidence (interval|level|coefficient)|significance level|level of significance|p-value|"
+    r"hypothesis|null hypothesis|H_?\{?0\}?\s*:|z-score|t-distribution|chi-square|normal distribution|"
+    r"normally distributed|standard normal)\b|H_\{?0\}?\s*:",
+    re.I,
+)
+# quantities measured in units (an applied setting: a non-integer key is a measurement's computation)
+_MEASURED = re.compile(
+    r"\\mathrm\s*\{\s*~?\s*(m|cm|mm|km|ft|in|mi|yd|g|kg|lb|s|min|h|hr|L|mL)\s*\}|"
+    r"\b(m|km|mi|ft)\s*/\s*(s|h|hr|min)\b|\\mathrm\{\s*~?\s*(m|km|mi|ft)\s*\}\s*/\s*\\mathrm\{\s*(s|h|min)\s*\}",
+    re.I,
+)
 _SCI_NOTATION = re.compile(r"\d\s*(\\times|×|\\cdot)\s*10\s*\^|\b\d(\.\d+)?[eE][+-]?\d+\b")
 _LOGS = re.compile(r"\\ln\b|\\log|\blog(arithm)?s?\b|\bln\s*\(|\be\s*\^", re.I)
 # the statement hands over an approximation to compute with ("use pi = 3.14", "log 2 = 0.3010")
@@ -173,9 +186,10 @@ _GIVEN_APPROX = re.compile(
 def science_signals(text: str, extra: dict | None = None) -> list[str]:
     """Why a statement is science or applied (its key depends on constants or data), or [].
 
-    Strong signals (constants, units of science, a source `unit` field) make any numeric key a
-    computation; vocabulary, scientific notation, logarithms and given approximations matter for
-    non-integer keys (a rounded value carried into an integer).
+    Strong signals (constants, units of science, a source `unit` field, inference from a
+    statistical table, science words with data in scientific notation) make any numeric key a
+    computation, an integer one included; vocabulary, scientific notation, logarithms, given
+    approximations and quantities in units matter for non-integer keys.
     """
     text = text or ""
     out = []
@@ -193,10 +207,23 @@ def science_signals(text: str, extra: dict | None = None) -> list[str]:
         out.append("logarithm or exponential")
     if _GIVEN_APPROX.search(text):
         out.append("given approximation")
+    if _TABLE_STATS.search(text):
+        out.append("statistical table")
+    if _MEASURED.search(text):
+        out.append("measured quantity")
+    # science words and a number in scientific notation: a computation on measured data
+    if "science or applied vocabulary" in out and "scientific notation" in out:
+        out.append("science data")
     return out
 
 
-STRONG_SCIENCE = {"source unit field", "physical constant", "science unit"}
+STRONG_SCIENCE = {
+    "source unit field",
+    "physical constant",
+    "science unit",
+    "statistical table",
+    "science data",
+}
 
 
 def several_asks(text: str) -> str | None:

@@ -5,6 +5,33 @@ integer 11; `11-2\\sqrt{6}` becomes "k - m sqrt(n) ... Find k+m+n" with 19. Ever
 the answer into an exact sympy value first, so the integer is computed, never pattern-matched,
 and `recompute` can rebuild the value from `transform_detail` to prove the rewrite is right.
 Answers no rule covers come back as a `Miss` with a reason and whether an LLM may try.
+
+When a decimal key is exact (the policy; anything else is a `Miss` for the LLM stage):
+
+- A key whose value is an integer (`43.0`, `27.00`) is that integer; no decimal question arises.
+- A statement with science or applied signals (`pipelines.classify.science_signals`: physical
+  constants, units of science, a source `unit` field, science or finance vocabulary, scientific
+  notation, logarithms, a given approximation such as "use pi = 3.14") never gets a rule rewrite
+  of a non-integer key, and with a strong signal (constant, unit, metadata) not of an integer key
+  either: its digits depend on the constants and data chosen, and a stated rounding does not fix
+  that (58.44 vs 58.45). A solver (LLM + agreement) decides, or nobody.
+- Otherwise a terminating decimal key is exact only by one of these, each read from the wording:
+  1. the statement asks to round to k places and the key has at most k (pure mathematics, so the
+     rounding is determined; the phrase travels with the rewrite word for word);
+  2. the statement asks for the value as a decimal and asks no rounding (so it terminates);
+  3. the statement asks for the mean and lists exactly one run of numbers, whose mean is the key;
+  4. whole-cent closure: the key is dollars with at most two places (or a metric amount with at
+     most three), every given number terminates, and nothing in the statement divides, shares,
+     takes a rate, fraction, percentage, mean, power or pi, and no price is quoted for several
+     items; then the exact answer is a sum, difference or whole multiple of the given amounts,
+     which needed no rounding.
+- Never a proof: finding an arithmetic combination of the statement's numbers that equals the
+  key (`2.4 = 96/40`). With a dozen numbers such a search succeeds for almost any short decimal.
+- A comma between digit groups (`120,450`) is a thousands separator only for one well-formed
+  number (no leading 0 group, three digits after each comma) in a statement that asks for one
+  quantity; a list-like question defers, and `0,315` or `1,3,5` is read as several values.
+- A statement that asks for all values ("find all x") with a one-value key defers: the key
+  claims a singleton set, which only solving can confirm.
 """
 
 from __future__ import annotations
@@ -428,7 +455,7 @@ _METRIC_UNIT = re.compile(
     re.I,
 )
 _COUNTED_PRICE = re.compile(  # "3 packs of paper for $3.87": a price for several, divided later
-    r"\b\d+\s+(\w+\s+){0,4}?(for|cost|costs|were|was|is|are|at|sold for)\s+\\?\$\s*\d[\d.,]*(?!\s*(each|apiece))",
+    r"\b\d+\s+(\w+\s+){0,4}?(for|cost|costs|were|was|is|are|at|sold for)\s+\\?\$\s*\d[\d.,]*(?![\d.,])(?!\s*(each|apiece))",
     re.I,
 )
 
