@@ -505,7 +505,9 @@ def _closed_amount_proof(problem: str, answer: str, places: int) -> str | None:
         r"\bhow much\b[^?]*\beach\b|\beach (\w+ )?(gets?|receives?|pays?|spends?|earns?)\b", question, re.I
     ):
         return None
-    kind = "money in whole cents" if money else "metric amounts (powers of ten between units)"
+    kind = (
+        "closure, money in whole cents" if money else "closure, metric amounts (powers of ten between units)"
+    )
     return (
         f"{kind}: every given number terminates and the statement only adds, subtracts and takes "
         f"whole multiples (no division, rate, fraction, percentage, mean or pi), so the exact answer "
