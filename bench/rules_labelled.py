@@ -1,4 +1,4 @@
-"""Evaluation: the offline rule steps against blind labels of ~640 real and synthetic answers.
+"""Evaluation: the offline rule steps against blind labels of real and synthetic answers.
 
 Two labellers, who never read or ran the project's code, labelled (question, original_answer)
 pairs from the real sources (OlympiadBench, GSM8K, MATH-500, AIME/AMC, the Qwen evaluation
@@ -29,6 +29,11 @@ like the other kinds without an exact value). Wrong and right kept are reported 
 issue's failure classes, by labelled kind) and, for C, per value source.
 
     .venv/bin/python bench/rules_labelled.py [--set old|new|both] [--json out.json] [--show-wrong] [--show-missed]
+        [--scibench ../shared/data/sources/scibench.jsonl]
+
+`--scibench` runs every row of SciBench (580 unlabelled science decimals) through the same
+steps and lists each rewrite kept with its proof (issue 21 expects almost none: a kept one must
+rest on the key's exact form, never on constants).
 
 Runs against whatever `pipelines` is first on the path (so it can measure an older checkout).
 """
@@ -267,12 +272,80 @@ def print_result(name: str, res: dict, show_wrong: bool = False, show_missed: bo
             print(json.dumps({k: d[k] for k in keys}, ensure_ascii=False))
 
 
+def scan_scibench(path: Path, *, with_unit: bool = True) -> dict:
+    """Every SciBench row through the offline steps (unlabelled): what is kept, and with which proof.
+
+    With `with_unit` the row's `unit` field rides along as import metadata (as `dapo build`'s
+    importer keeps short unmapped columns in `checks.import.extra`); without it, the text alone.
+    """
+    from mathdata.schema import new_record
+
+    rows = load_jsonl_rows(path)
+    records = []
+    for r in rows:
+        rec = new_record(
+            source="scibench",
+            original_problem=r["problem_text"],
+            original_answer=r["answer_latex"],
+            source_key=str(r.get("problemid")),
+        )
+        if with_unit:
+            rec["checks"] = json.dumps(
+                {"import": {"extra": {"unit": r.get("unit", ""), "source": r.get("source")}}}
+            )
+        records.append(rec)
+    out = _run_steps(records)
+    outcomes = Counter()
+    kept = []
+    for r, rec in zip(rows, out, strict=True):
+        status = rec["status"]
+        outcomes[
+            "kept"
+            if status == "kept"
+            else status.split(":")[0] + (": science" if "science" in status else "")
+        ] += 1
+        if status == "kept":
+            detail = json.loads(rec.get("transform_detail") or "{}")
+            kept.append(
+                {
+                    "problemid": r.get("problemid"),
+                    "answer": r["answer_latex"],
+                    "transform": rec.get("transform"),
+                    "proof": detail.get("proof"),
+                }
+            )
+    by_transform = Counter(k["transform"] for k in kept)
+    return {
+        "rows": len(rows),
+        "outcomes": dict(outcomes.most_common()),
+        "kept_by_transform": dict(by_transform),
+        "kept": kept,
+    }
+
+
+def load_jsonl_rows(path: Path) -> list[dict]:
+    """Rows of a JSON Lines file; a bad line names the file and line."""
+    rows = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{n}: not JSON ({e.msg})") from e
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", choices=("old", "new", "both"), default="both", help="old = A+B, new = C")
     ap.add_argument("--json", type=Path, help="write the full result (with every case) here")
     ap.add_argument("--show-wrong", action="store_true")
     ap.add_argument("--show-missed", action="store_true", help="eligible cases not kept")
+    ap.add_argument(
+        "--scibench",
+        type=Path,
+        help="also run every row of this SciBench file (unlabelled) and list the rewrites kept",
+    )
     args = ap.parse_args(argv)
     sets = {"old": LABELS, "new": LABELS_NEW}
     chosen = list(sets) if args.set == "both" else [args.set]
@@ -283,6 +356,14 @@ def main(argv=None) -> int:
             continue
         out[name] = evaluate(load_labels(sets[name]))
         print_result(name, out[name], args.show_wrong, args.show_missed)
+    if args.scibench:
+        for with_unit in (False, True):
+            res = scan_scibench(args.scibench, with_unit=with_unit)
+            label = "scibench, with its unit field" if with_unit else "scibench, text only"
+            print(f"[{label}] {res['rows']} rows: {res['outcomes']}; kept by rule {res['kept_by_transform']}")
+            for k in res["kept"]:
+                print(f"  kept {k['problemid']} {k['answer']!r} {k['transform']}: {k['proof']}")
+            out[label] = res
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False))
     return 0
