@@ -134,7 +134,8 @@ _COMPLEX = re.compile(
 _SCI_CONSTANTS = re.compile(
     r"\b(planck|boltzmann|avogadro|rydberg|faraday|coulomb'?s? constant|gas constant|gravitational constant|"
     r"speed of light|elementary charge|electron (mass|charge)|permittivity|permeability|bohr|"
-    r"acceleration (due to|of) gravity|molar mass|atomic mass|standard (state|conditions)|stp)\b|"
+    r"acceleration (due to|of) gravity|molar mass|atomic mass|standard (state|conditions)|stp|escape velocity|"
+    r"(mass|radius) of the (earth|moon|sun)|earth's (mass|radius)|moon's (mass|radius))\b|"
     r"\bg\s*=\s*9\.8|\b(h|k|R|c)\s*=\s*\d+(\.\d+)?\s*(\\times|×)",
     re.I,
 )
@@ -188,7 +189,7 @@ def science_signals(text: str, extra: dict | None = None) -> list[str]:
     """Why a statement is science or applied (its key depends on constants or data), or [].
 
     Strong signals (constants, units of science, a source `unit` field, inference from a
-    statistical table, science words with data in scientific notation) make any numeric key a
+    statistical table, science words with measured or scientific-notation data) make any key a
     computation, an integer one included; vocabulary, scientific notation, logarithms, given
     approximations and quantities in units matter for non-integer keys.
     """
@@ -213,7 +214,9 @@ def science_signals(text: str, extra: dict | None = None) -> list[str]:
     if _MEASURED.search(text):
         out.append("measured quantity")
     # science words and a number in scientific notation: a computation on measured data
-    if "science or applied vocabulary" in out and "scientific notation" in out:
+    if "science or applied vocabulary" in out and (
+        "scientific notation" in out or "measured quantity" in out
+    ):
         out.append("science data")
     return out
 

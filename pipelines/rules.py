@@ -615,7 +615,10 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
         return Miss("the statement works with complex numbers: a real key may have lost its i")
     science = list(dict.fromkeys([*(source_signals or []), *science_signals(problem)]))
     strong = [x for x in science if x in STRONG_SCIENCE]
-    if strong or (science and not v.is_Integer):
+    # a key written with a decimal point in a science statement (`3.00`, `6.0`) states its precision
+    precision = {"science or applied vocabulary", "scientific notation"} & set(science)
+    written_decimal = bool(precision) and bool(re.search(r"\d\.\d", str(answer)))
+    if strong or written_decimal or (science and not v.is_Integer):
         return Miss(
             f"science/applied statement ({', '.join(science)}): the key is computed from constants, "
             f"logarithms or measured data and may be rounded; a solver must confirm it"

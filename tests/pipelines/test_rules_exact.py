@@ -166,6 +166,18 @@ def test_verifiability_classes_name_their_reason(problem, answer, status, klass)
             "23.45",
             "science/applied",
         ),
+        # integer keys of a computation with constants or measured data, and keys that state a precision
+        ("What is the minimum escape velocity of a spacecraft from the moon?", "2380", "science/applied"),
+        (
+            "A ball is thrown up with a velocity of $40 \\mathrm{ft} / \\mathrm{s}$. When does it land?",
+            "3",
+            "science/applied",
+        ),
+        (
+            "Two charges attract with a force. At what separation is the electric field zero?",
+            "3.00",
+            "science/applied",
+        ),
         # class 3: digit groups that may be a list
         ("Find the minimum and maximum of $f$ on $[0, 4]$.", "120,450", "several values"),
         ("What are the two integer solutions?", "120,450", "several values"),
