@@ -25,7 +25,7 @@ _PROOF = re.compile(
     r"\b(prove|proves|disprove|show that|show how|demonstrate that|justify your answer)\b", re.I
 )
 _ASKS = re.compile(
-    r"\b(find|determine|compute|calculate|evaluate|what|how many|how much|which|simplify|solve|express|"
+    r"\b(find|determine|compute|calculate|evaluate|what|how many|how much|which|who|simplify|solve|express|"
     r"give|list|for which)\b",
     re.I,
 )
@@ -85,7 +85,7 @@ _SHOWN_LOOSE = re.compile(r"\b(as shown|the \w+ shown|is shown|are shown)\b", re
 # estimation, order of magnitude, significant figures: the key is an approximation by design
 _ESTIMATE = re.compile(
     r"\b(estimate|estimated|estimation|approximately|approximate|roughly|about how (many|much|far|long)|"
-    r"order of magnitude|nearest power of (ten|10)|significant (figures|digits))\b|估计|估算|近似",
+    r"order of magnitude|nearest power of (ten|10)|significant (figures|digits))\b|估计|估算|近似|大约|约[为是有需行多等]",
     re.I,
 )
 # rounding asked for: the key is exact under the statement's own rule (kept, the phrase travels along)
@@ -111,8 +111,9 @@ _ONE_OF_MANY = re.compile(
 _SEVERAL_ASKS = re.compile(
     r"\b(find|compute|determine|calculate|evaluate|what (are|is|were))\s+(the\s+values?\s+of\s+|both\s+)?"
     r"(\$[^$]{1,40}\$|[a-zA-Z](\([^)]{0,8}\))?)\s*(,\s*(\$[^$]{1,40}\$|[a-zA-Z])\s*,?)*\s*(and|,)\s*"
-    r"(\$[^$]{1,40}\$|[a-zA-Z](\([^)]{0,8}\))?)(?=\s*[.?,;]|\s*$|\s+(if|when|for|where|given|such|in|of)\b)|"
-    r"\bwhat are the values\b|\bfind the values\b|各是多少|各多少",
+    r"(\$[^$]{1,40}\$|[a-zA-Z](\([^)]{0,8}\))?)(?=\s*[.?,;]|\s*$|\s+(if|when|for|where|given|such|in|of|at)\b)|"
+    r"\bwhat are the values\b|\bfind the values\b|\b(what are|find|determine) the (\w+ )?(dimensions|coordinates)\b|"
+    r"各是多少|各多少",
     re.I,
 )
 # "respectively" / "both" in the sentence that asks (in the premise it only names things)
@@ -172,7 +173,14 @@ _TABLE_STATS = re.compile(
 # quantities measured in units (an applied setting: a non-integer key is a measurement's computation)
 _MEASURED = re.compile(
     r"\\mathrm\s*\{\s*~?\s*(m|cm|mm|km|ft|in|mi|yd|g|kg|lb|s|min|h|hr|L|mL)\s*\}|"
-    r"\b(m|km|mi|ft)\s*/\s*(s|h|hr|min)\b|\\mathrm\{\s*~?\s*(m|km|mi|ft)\s*\}\s*/\s*\\mathrm\{\s*(s|h|min)\s*\}",
+    r"\b(m|km|mi|ft)\s*/\s*(s|h|hr|min)\b|\\mathrm\{\s*~?\s*(m|km|mi|ft)\s*\}\s*/\s*\\mathrm\{\s*(s|h|min)\s*\}|"
+    r"\d\s*(平方|立方)?(米|厘米|分米|千米|毫米|公里|公顷|克|千克|公斤|吨|升|毫升|元)|"
+    r"\d\s*(cm|mm|km|kg|m|g|ft|mi|yd|lb|oz|mL)\b(?!\s*[=(])",
+    re.I,
+)
+# a speed in a textbook's unit notation (km/hr, m/s): kinematics, computed with g or measured data
+_SPEED = re.compile(
+    r"\b(m|km|mi|ft)\s*/\s*(s|h|hr)\b|\\mathrm\{\s*~?\s*(m|km|mi|ft)\s*\}\s*/\s*\\mathrm\{\s*(s|h|hr)\s*\}",
     re.I,
 )
 _SCI_NOTATION = re.compile(r"\d\s*(\\times|×|\\cdot)\s*10\s*\^|\b\d(\.\d+)?[eE][+-]?\d+\b")
@@ -213,6 +221,8 @@ def science_signals(text: str, extra: dict | None = None) -> list[str]:
         out.append("statistical table")
     if _MEASURED.search(text):
         out.append("measured quantity")
+    if _SPEED.search(text):
+        out.append("speed unit")
     # science words and a number in scientific notation: a computation on measured data
     if "science or applied vocabulary" in out and (
         "scientific notation" in out or "measured quantity" in out

@@ -90,6 +90,12 @@ def _strip_outer(s: str) -> str:
     return s
 
 
+def _latex_unit(answer: str) -> str | None:
+    """A unit an answer carries in LaTeX (`210 \\mathrm{~m}`, `8.99 \\mathrm{~N}`), or None."""
+    m = re.search(r"\\(?:mathrm|text|mbox)\s*\{\s*~?\s*([A-Za-z][A-Za-z ]{0,12})\}", answer or "")
+    return m.group(1).strip() if m else None
+
+
 def _power_depth(s: str) -> int:
     """How deeply `^` nests (a tower like 5^{5^{5}} has depth 3)."""
     best, stack = 0, []
@@ -125,7 +131,9 @@ _UNIT_WORDS = re.compile(r"^(-?[\d.,]+)\s+[A-Za-z]{2,}(?:\s[A-Za-z]+)?(\^\s*\{?\
 _IMAGINARY = re.compile(
     r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![A-Za-z\\])i(?![A-Za-z])"
 )
-_SCIENTIFIC = re.compile(r"(\\times|\\cdot|\u00d7|\*)\s*10\s*\^|\d[eE][+-]?\d")
+_SCIENTIFIC = re.compile(
+    r"(\\times|\\cdot|\u00d7|\*)\s*10\s*\^|\d[eE][+-]?\d|\d\s*\$?\s*(\\[,;: ]\s*)?10\s*\^"
+)
 
 
 def parse_answer(answer: str, *, problem_asks_equation: bool = False) -> Parsed | Miss:
@@ -392,6 +400,12 @@ _ASKS_EXACT_FORM = re.compile(
 )
 # complex statements that ask for a real quantity (a modulus, a real or imaginary part)
 _ASKS_REAL_PART = re.compile(r"real part|imaginary part|modulus|实部|虚部|模|\|\s*z", re.I)
+_UNREDUCED = re.compile(r"^-?\s*(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)\s*/\s*(\d+))$")
+_FRACTION_FORM = re.compile(
+    r"\b(numerator|denominator|reduces? to|reduced|lowest terms|simplif(y|ies|ied) to|original fraction)\b|"
+    r"约分|分子|分母|原来的分数|最简分数",
+    re.I,
+)
 _SEVERAL_ALL = re.compile(r"\b(find|determine|list|give|compute|what are) all\b|求所有|求出所有", re.I)
 _ASKS_MEAN = re.compile(r"\b(mean|average)\b|平均", re.I)
 _ROUND_PLACES = [
@@ -614,15 +628,42 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
     if complex_context(problem) and not _ASKS_REAL_PART.search(problem or ""):
         return Miss("the statement works with complex numbers: a real key may have lost its i")
     science = list(dict.fromkeys([*(source_signals or []), *science_signals(problem)]))
-    strong = [x for x in science if x in STRONG_SCIENCE]
+    answer_unit = _latex_unit(str(answer))
+    # `210 \\mathrm{~m}` in a statement with more than plain lengths (a speed, science words): a
+    # measured result; an area in cm^2 of a figure in cm is not
+    if answer_unit and set(science) - {"measured quantity"}:
+        science.append(f"unit in the answer ({answer_unit})")
+    strong = [x for x in science if x in STRONG_SCIENCE or x.startswith("unit in the answer")]
     # a key written with a decimal point in a science statement (`3.00`, `6.0`) states its precision
     precision = {"science or applied vocabulary", "scientific notation"} & set(science)
     written_decimal = bool(precision) and bool(re.search(r"\d\.\d", str(answer)))
-    if strong or written_decimal or (science and not v.is_Integer):
+    # plain lengths, masses and money leave a decimal to `decimal_proof` (its closure handles units)
+    applied = set(science) - {"measured quantity"}
+    if strong or written_decimal or (applied and not v.is_Integer):
         return Miss(
             f"science/applied statement ({', '.join(science)}): the key is computed from constants, "
             f"logarithms or measured data and may be rounded; a solver must confirm it"
         )
+    rounding = rounding_asked(problem)
+    # a rounded computation on measured data carried into the key (pure mathematics may round:
+    # a logarithm or a number in scientific notation alone is no measurement)
+    if rounding and set(science) - {"scientific notation", "logarithm or exponential"}:
+        return Miss(
+            f"rounding asked ({rounding!r}) in an applied statement ({', '.join(science)}): the rounded key "
+            f"depends on the data and constants used; a solver must confirm it"
+        )
+    # a key not in lowest terms, in a statement about a fraction's own form ("the original fraction
+    # reduces to 5/7"): the written form is the answer, and m+n of the reduced value would be wrong
+    unreduced = _UNREDUCED.search(_strip_outer(str(answer)))
+    if unreduced and _FRACTION_FORM.search(problem or ""):
+        num, den = (
+            int(unreduced.group(1) or unreduced.group(3)),
+            int(unreduced.group(2) or unreduced.group(4)),
+        )
+        if math.gcd(num, den) > 1:
+            return Miss(
+                "the key is a fraction not in lowest terms and the statement is about the fraction's form"
+            )
     if _SEVERAL_ALL.search(problem or ""):
         return Miss(
             "the statement asks for all values: a one-value key claims a singleton set; a solver must confirm"
@@ -632,7 +673,6 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
         if not _ASKS_UNIT[unit].search(problem or ""):
             return Miss(f"answer in {unit} but the statement does not ask for {unit} (required unit)")
         proof.append(f"the statement asks for the answer in {unit}")
-    rounding = rounding_asked(problem)
     if unit or not v.is_Integer:  # a trailing "Express your answer as ..." would contradict the new form
         m = _EXPRESS.search(problem.rstrip())
         if m and not (rounding and rounding in m.group(0)):

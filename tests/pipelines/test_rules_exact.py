@@ -178,6 +178,21 @@ def test_verifiability_classes_name_their_reason(problem, answer, status, klass)
             "3.00",
             "science/applied",
         ),
+        # a power of ten written beside the number is scientific notation; a unit in a kinematics answer
+        ("What is the force between the two charges?", "8.99 $10^9 \\mathrm{~N}$", "scientific notation"),
+        (
+            "A plane flies at $160 \\mathrm{~km} / \\mathrm{hr}$ and drops a bale from $80 \\mathrm{~m}$. How far?",
+            "210 $\\mathrm{~m}$",
+            "science/applied",
+        ),
+        # a rounding of a computation on measured data (here in Chinese: keep an integer, "about")
+        ("一个轮胎外直径为70厘米，每分钟转120圈，1小时行多少千米？（得数保留整数）", "16", "rounding asked"),
+        # a key not in lowest terms: its written form may be the answer ("what was the original fraction")
+        (
+            "A fraction reduces to 5/7 and its numerator and denominator add to 72. What was it?",
+            "30/42",
+            "lowest terms",
+        ),
         # class 3: digit groups that may be a list
         ("Find the minimum and maximum of $f$ on $[0, 4]$.", "120,450", "several values"),
         ("What are the two integer solutions?", "120,450", "several values"),
@@ -252,6 +267,17 @@ def test_money_that_may_need_a_rounding_defers(problem, answer):
         ("If $a+b=5$ and $a-b=1$, find $a$ and $b$.", "2", "rejected:several_asks"),
         ("The roots are $r$ and $s$. What are $r+s$ and $rs$, respectively?", "6", "rejected:several_asks"),
         ("How many red balls are there? How many blue balls are there?", "4", "rejected:several_asks"),
+        (
+            "Bryan has 50 sweets and Ben 20. Who has more? How many more does he have?",
+            "30",
+            "rejected:several_asks",
+        ),
+        ("Given $g(4)=6$, compute $f(4)$ and $(f/g)'$ at 4.", "2", "rejected:several_asks"),
+        (
+            "A frame is 1 inch wide around a 10 by 8 picture. What are the outside dimensions?",
+            "12",
+            "rejected:several_asks",
+        ),
         # class 5: relays, other problems and data that are not in the statement
         ("Let $T$ be the answer to problem 3. Compute $T+1$.", "5", "rejected:refers_to_other_problem"),
         ("Using the result of the previous question, find $x$.", "2", "rejected:refers_to_other_problem"),

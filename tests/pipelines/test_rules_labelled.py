@@ -13,7 +13,12 @@ Documented exceptions (see the disputes file):
   from the wording (a stated rounding in pure mathematics, a request for a decimal, the mean of
   the one listed run, whole-cent closure). The other right decimals go to the LLM stage by design
   (issue 21: a search over the statement's numbers is no proof), so that class stays below 85%;
-  it is held at its measured floor so that a regression shows.
+  it is held at its measured floor (old 74/135, new 13/55) so that a regression shows.
+- right kept, class "exact integer" on the new set: SciBench's integer keys sit in statements with
+  units, constants or measured data and defer to a solver by design (the integer may be a rounding);
+  the 85% target holds for the other sources of the set.
+- right kept, rounded_as_asked on the new set: labeller C gives the unrounded value (658.61 for a
+  key 659 asked as an integer), which no rewrite of the rounded key can equal; not asserted.
 """
 
 import importlib.util
@@ -22,13 +27,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[2]
-LABELS_C = ROOT / "tests" / "pipelines" / "data" / "rule_labels_C.jsonl"
 
 # Class 4 (the key is wrong; only a solver can tell) and the one written dispute: see the .md file.
 ROUNDED_INTEGER_KEYS = {"synth:qwen_eval_carp_en.jsonl:447:2", "synth:qwen_eval_gaokao_math_cloze.jsonl:28:3"}
 DISPUTES = {"math500.jsonl:219"}
 # measured floors for the decimal class (see the docstring): old set 75/135
-NON_INTEGER_FLOOR = {"old": 0.5, "new": 0.0}
+NON_INTEGER_FLOOR = {"old": 0.5, "new": 0.2}
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
 
@@ -44,8 +48,6 @@ def _bench():
 def scored(request):
     bench = _bench()
     paths = bench.LABELS if request.param == "old" else bench.LABELS_NEW
-    if not all(Path(p).exists() for p in paths):
-        pytest.skip(f"no labels at {paths}")
     return request.param, bench.evaluate(bench.load_labels(paths))
 
 
@@ -96,8 +98,13 @@ def test_science_decimals_are_never_a_rule_rewrite(scored):
 
 def test_right_rewrites_kept_per_class(scored):
     name, result = scored
-    integer = result["by_class"]["exact integer"]
-    assert integer["right_eligible"] >= 0.85 * integer["eligible"], (name, integer)
+    integer = [
+        d
+        for d in result["details"]
+        if d["kind"] == "integer" and d["eligible"] and not (name == "new" and d["file"] == "scibench.jsonl")
+    ]
+    right = sum(d["verdict"] == "right" for d in integer)
+    assert right >= 0.85 * len(integer), (name, right, len(integer))
     decimal = result["by_class"].get("exact non-integer", {})
     if decimal.get("eligible"):
         assert decimal["right_eligible"] >= NON_INTEGER_FLOOR[name] * decimal["eligible"], (name, decimal)
