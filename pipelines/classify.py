@@ -103,7 +103,7 @@ _ONE_OF_MANY = re.compile(
     r"(one|an|any|some) (examples?|values?|such|solution)\b|\b(give|provide|construct|exhibit|find) an example\b|"
     r"\bfor example,? (find|give|write)\b|\b(find|give|determine|choose|name|write( down)?) (a|an|any|some|one) "
     r"([\w$\\{}^()]+\s+){0,3}?(such that|for which|so that|that satisf|satisfying|with the property)|"
-    r"\b(find|give) any\b|写出一个|一个符合|任意一个|一个取值|一个值|写出满足|举出一个|举一个",
+    r"写出一个|一个符合|任意一个|一个取值|一个值|写出满足|举出一个|举一个",
     re.I,
 )
 # several asks in one statement collapsed to one key: "find $g(2)$ and $g'(2)$", "find a and b",
@@ -248,7 +248,8 @@ def several_asks(text: str) -> str | None:
     sentences = [x for x in re.split(r"(?<=[.?!。？])\s*", (text or "").strip()) if x.strip()]
     ask = next((x for x in reversed(sentences) if _ASKS.search(x) or "?" in x or "？" in x), "")
     m = _SEVERAL_IN_ASK.search(ask)
-    if m:
+    # "if each costs $5 and $15 respectively" names given values; only the asked ones count
+    if m and not re.search(r"\b(if|given|where|when|since)\b", ask[: m.start()], re.I):
         return m.group(0)
     questions = [q for q in sentences if q.rstrip().endswith(("?", "？")) and _ASKS.search(q)]
     if len(questions) >= 2 and not _RESTATED.search(text or ""):

@@ -286,6 +286,9 @@ def test_money_that_may_need_a_rounding_defers(problem, answer):
         # one ask restated in an integer form, and "both" in a total, stay one ask
         ("What is the weight? The answer can be written as $\\frac{m}{n}$. What is $m+n$?", "4", "kept"),
         ("Jenna picked 10 apples and her mom 20. How many apples did they both pick?", "30", "kept"),
+        # "respectively" naming given values, and "find any" that asks nothing (GSM8K)
+        ("How much will he earn from 6 and 10 copies if each costs $5 and $15 respectively?", "180", "kept"),
+        ("He won't find any space for 2 of them. How many pairs did he arrange?", "4", "kept"),
     ],
 )
 def test_not_unique_several_asks_and_missing_context_are_rejected(problem, answer, status):
