@@ -1,4 +1,4 @@
-"""Evaluation: the offline rule steps against blind labels of ~640 real and synthetic answers.
+"""Evaluation: the offline rule steps against blind labels of real and synthetic answers.
 
 Two labellers, who never read or ran the project's code, labelled (question, original_answer)
 pairs from the real sources (OlympiadBench, GSM8K, MATH-500, AIME/AMC, the Qwen evaluation
@@ -20,7 +20,20 @@ validate). A record that leaves them `kept` is a kept rewrite; it is
 conventions can turn into one integer (an integer, a rational, (a+b sqrt c)/d, or a rational
 multiple of pi). Targets: 0 wrong kept, >= 85% right kept.
 
-    .venv/bin/python bench/rules_labelled.py [--json out.json] [--show-wrong] [--show-missed]
+Two sets are scored separately: the **old** set (A+B, which the rules were developed against)
+and the **new** set C (`rule_labels_C.jsonl`, labelled blind before the code ran on it: SciBench,
+MAWPS, CMATH, college math, Minerva, MMLU-STEM). C adds a `value_source` field (exact_arithmetic,
+physical_constants, transcendental, tabulated_or_measured, not_numeric), a `key_wrong` flag (the
+same as a `why` starting "SOURCE KEY WRONG") and the kind `not_unique` (no unique answer: scored
+like the other kinds without an exact value). Wrong and right kept are reported per class (the
+issue's failure classes, by labelled kind) and, for C, per value source.
+
+    .venv/bin/python bench/rules_labelled.py [--set old|new|both] [--json out.json] [--show-wrong] [--show-missed]
+        [--scibench ../shared/data/sources/scibench.jsonl]
+
+`--scibench` runs every row of SciBench (580 unlabelled science decimals) through the same
+steps and lists each rewrite kept with its proof (issue 21 expects almost none: a kept one must
+rest on the key's exact form, never on constants).
 
 Runs against whatever `pipelines` is first on the path (so it can measure an older checkout).
 """
@@ -36,30 +49,55 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # bench/ holds files named like the packages (mathdata.py, pipelines.py): keep it off the path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
-LABELS = [ROOT / "tests" / "pipelines" / "data" / f"rule_labels_{x}.jsonl" for x in "AB"]
-NO_EXACT_KINDS = {"approximate", "several_values", "expression", "non_numeric", "needs_context", "complex"}
-# the failure classes of issue 12, per labelled kind
+DATA = ROOT / "tests" / "pipelines" / "data"
+LABELS = [DATA / f"rule_labels_{x}.jsonl" for x in "AB"]  # the old set
+LABELS_NEW = [DATA / "rule_labels_C.jsonl"]  # the new set, labelled blind for issue 21
+NO_EXACT_KINDS = {
+    "approximate",
+    "several_values",
+    "expression",
+    "non_numeric",
+    "needs_context",
+    "complex",
+    "not_unique",
+}
+# the failure classes (issues 12 and 21), per labelled kind
 CLASS_OF_KIND = {
-    "approximate": "1 approximate",
-    "rounded_as_asked": "1 approximate",
-    "several_values": "2 several values",
-    "needs_context": "3 context",
-    "complex": "3 context",
-    "multiple_choice": "3 context",
-    "units_required": "3 context",
+    "approximate": "1-2 approximate / rounded",
+    "rounded_as_asked": "1-2 approximate / rounded",
+    "several_values": "3 several values",
+    "not_unique": "4 not unique",
+    "needs_context": "5 context",
+    "complex": "5 context",
+    "multiple_choice": "5 context",
+    "units_required": "5 context",
     "expression": "no exact number",
     "non_numeric": "no exact number",
-    "integer": "exact",
-    "exact_number": "exact",
+    "integer": "exact integer",
+    "exact_number": "exact non-integer",
 }
 
 
+def key_is_wrong(label: dict) -> bool:
+    """The labeller found the source key itself wrong (`key_wrong`, or a `why` saying so)."""
+    return bool(label.get("key_wrong")) or label.get("why", "").upper().startswith("SOURCE KEY WRONG")
+
+
 def load_labels(paths=LABELS) -> list[dict]:
+    """Labels from JSON Lines files; a bad row names its file and line."""
     rows = []
     for p in paths:
-        rows += [
-            json.loads(line) for line in Path(p).read_text(encoding="utf-8").splitlines() if line.strip()
-        ]
+        for n, line in enumerate(Path(p).read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{p}:{n}: not JSON ({e.msg}); fix or drop the line") from e
+            missing = [k for k in ("case_id", "file", "question", "original_answer", "kind") if k not in row]
+            if missing:
+                raise ValueError(f"{p}:{n}: label lacks {missing}")
+            rows.append(row)
     return rows
 
 
@@ -146,15 +184,19 @@ def evaluate(labels: list[dict]) -> dict:
     out = _run_steps(records)
     by_kind: dict[str, Counter] = defaultdict(Counter)
     by_class: dict[str, Counter] = defaultdict(Counter)
+    by_source: dict[str, Counter] = defaultdict(Counter)
     cases = []
     for lab, rec in zip(labels, out, strict=True):
         verdict, why = judge(lab, rec)
         ex = exact_value(lab)
-        key_wrong = lab.get("why", "").upper().startswith("SOURCE KEY WRONG")
+        key_wrong = key_is_wrong(lab)
         # a rule rewrites the key; when the labeller found the key itself wrong (class 4) no rule
         # rewrite can be right: such cases count in `wrong` when kept, never in `eligible`
         eligible = lab["kind"] not in NO_EXACT_KINDS and rewritable(ex) and not key_wrong
-        for bucket in (by_kind[lab["kind"]], by_class[CLASS_OF_KIND.get(lab["kind"], "other")]):
+        buckets = [by_kind[lab["kind"]], by_class[CLASS_OF_KIND.get(lab["kind"], "other")]]
+        if lab.get("value_source"):
+            buckets.append(by_source[lab["value_source"]])
+        for bucket in buckets:
             bucket["cases"] += 1
             bucket[verdict] += 1
             bucket["eligible"] += eligible
@@ -164,6 +206,8 @@ def evaluate(labels: list[dict]) -> dict:
             {
                 "case_id": lab["case_id"],
                 "kind": lab["kind"],
+                "file": lab["file"],
+                "value_source": lab.get("value_source"),
                 "verdict": verdict,
                 "eligible": eligible,
                 "source_key_wrong": key_wrong,
@@ -188,58 +232,140 @@ def evaluate(labels: list[dict]) -> dict:
         "right_kept_rate": round(total["right_eligible"] / max(total["eligible"], 1), 4),
         "by_kind": {k: dict(v) for k, v in sorted(by_kind.items())},
         "by_class": {k: dict(v) for k, v in sorted(by_class.items())},
+        "by_value_source": {k: dict(v) for k, v in sorted(by_source.items())},
         "details": cases,
     }
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--json", type=Path, help="write the full result (with every case) here")
-    ap.add_argument("--show-wrong", action="store_true")
-    ap.add_argument("--show-missed", action="store_true", help="eligible cases not kept")
-    args = ap.parse_args(argv)
-    res = evaluate(load_labels())
+def _rate(c: dict) -> str:
+    return f"{c.get('right_eligible', 0) / c['eligible']:.0%}" if c.get("eligible") else "-"
+
+
+def print_result(name: str, res: dict, show_wrong: bool = False, show_missed: bool = False) -> None:
+    """The summary line, then wrong and right kept per kind, per class and per value source."""
     print(
-        f"{res['cases']} labelled cases: wrong rewrites kept {res['wrong_kept']} (target 0; "
-        f"{res['wrong_kept_source_key_wrong']} of them rewrite a source key the labeller found wrong, class 4); "
+        f"[{name}] {res['cases']} labelled cases: wrong rewrites kept {res['wrong_kept']} (target 0; "
+        f"{res['wrong_kept_source_key_wrong']} of them rewrite a source key the labeller found wrong); "
         f"right rewrites kept {res['right_kept_of_eligible']}/{res['eligible']} = {res['right_kept_rate']:.1%} "
         f"of eligible (target >= 85%)"
     )
-    print(f"{'kind':<18}{'cases':>6}{'wrong':>7}{'right':>7}{'elig.':>7}{'right/elig.':>12}")
-    for kind, c in res["by_kind"].items():
-        rate = f"{c.get('right_eligible', 0) / c['eligible']:.0%}" if c.get("eligible") else "-"
+    for title, table in (
+        ("kind", res["by_kind"]),
+        ("class", res["by_class"]),
+        ("value source", res["by_value_source"]),
+    ):
+        if not table:
+            continue
         print(
-            f"{kind:<18}{c['cases']:>6}{c.get('wrong', 0):>7}{c.get('right', 0):>7}{c.get('eligible', 0):>7}{rate:>12}"
+            f"  {title:<26}{'cases':>6}{'wrong':>7}{'(key wrong)':>12}{'right':>7}{'elig.':>7}{'right/elig.':>12}"
         )
-    print(
-        "per failure class:",
-        json.dumps(
-            {k: {"cases": v["cases"], "wrong": v.get("wrong", 0)} for k, v in res["by_class"].items()}
-        ),
-    )
-    for d in res["details"]:
-        if (args.show_wrong and d["verdict"] == "wrong") or (
-            args.show_missed and d["eligible"] and d["verdict"] != "right"
-        ):
+        for key, c in table.items():
             print(
-                json.dumps(
-                    {
-                        k: d[k]
-                        for k in (
-                            "case_id",
-                            "kind",
-                            "verdict",
-                            "why",
-                            "status",
-                            "original_answer",
-                            "exact_value",
-                        )
-                    },
-                    ensure_ascii=False,
-                )
+                f"  {key:<26}{c['cases']:>6}{c.get('wrong', 0):>7}{c.get('wrong_key_wrong', 0):>12}"
+                f"{c.get('right', 0):>7}{c.get('eligible', 0):>7}{_rate(c):>12}"
             )
+    for d in res["details"]:
+        if (show_wrong and d["verdict"] == "wrong") or (
+            show_missed and d["eligible"] and d["verdict"] != "right"
+        ):
+            keys = ("case_id", "kind", "verdict", "why", "status", "original_answer", "exact_value")
+            print(json.dumps({k: d[k] for k in keys}, ensure_ascii=False))
+
+
+def scan_scibench(path: Path, *, with_unit: bool = True) -> dict:
+    """Every SciBench row through the offline steps (unlabelled): what is kept, and with which proof.
+
+    With `with_unit` the row's `unit` field rides along as import metadata (as `dapo build`'s
+    importer keeps short unmapped columns in `checks.import.extra`); without it, the text alone.
+    """
+    from mathdata.schema import new_record
+
+    rows = load_jsonl_rows(path)
+    records = []
+    for r in rows:
+        rec = new_record(
+            source="scibench",
+            original_problem=r["problem_text"],
+            original_answer=r["answer_latex"],
+            source_key=str(r.get("problemid")),
+        )
+        if with_unit:
+            rec["checks"] = json.dumps(
+                {"import": {"extra": {"unit": r.get("unit", ""), "source": r.get("source")}}}
+            )
+        records.append(rec)
+    out = _run_steps(records)
+    outcomes = Counter()
+    kept = []
+    for r, rec in zip(rows, out, strict=True):
+        status = rec["status"]
+        outcomes[
+            "kept"
+            if status == "kept"
+            else status.split(":")[0] + (": science" if "science" in status else "")
+        ] += 1
+        if status == "kept":
+            detail = json.loads(rec.get("transform_detail") or "{}")
+            kept.append(
+                {
+                    "problemid": r.get("problemid"),
+                    "answer": r["answer_latex"],
+                    "transform": rec.get("transform"),
+                    "proof": detail.get("proof"),
+                }
+            )
+    by_transform = Counter(k["transform"] for k in kept)
+    return {
+        "rows": len(rows),
+        "outcomes": dict(outcomes.most_common()),
+        "kept_by_transform": dict(by_transform),
+        "kept": kept,
+    }
+
+
+def load_jsonl_rows(path: Path) -> list[dict]:
+    """Rows of a JSON Lines file; a bad line names the file and line."""
+    rows = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{n}: not JSON ({e.msg})") from e
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", choices=("old", "new", "both"), default="both", help="old = A+B, new = C")
+    ap.add_argument("--json", type=Path, help="write the full result (with every case) here")
+    ap.add_argument("--show-wrong", action="store_true")
+    ap.add_argument("--show-missed", action="store_true", help="eligible cases not kept")
+    ap.add_argument(
+        "--scibench",
+        type=Path,
+        help="also run every row of this SciBench file (unlabelled) and list the rewrites kept",
+    )
+    args = ap.parse_args(argv)
+    sets = {"old": LABELS, "new": LABELS_NEW}
+    chosen = list(sets) if args.set == "both" else [args.set]
+    out = {}
+    for name in chosen:
+        if not all(p.exists() for p in sets[name]):
+            print(f"[{name}] no labels at {', '.join(str(p) for p in sets[name])}; skipped")
+            continue
+        out[name] = evaluate(load_labels(sets[name]))
+        print_result(name, out[name], args.show_wrong, args.show_missed)
+    if args.scibench:
+        for with_unit in (False, True):
+            res = scan_scibench(args.scibench, with_unit=with_unit)
+            label = "scibench, with its unit field" if with_unit else "scibench, text only"
+            print(f"[{label}] {res['rows']} rows: {res['outcomes']}; kept by rule {res['kept_by_transform']}")
+            for k in res["kept"]:
+                print(f"  kept {k['problemid']} {k['answer']!r} {k['transform']}: {k['proof']}")
+            out[label] = res
     if args.json:
-        args.json.write_text(json.dumps(res, indent=1, ensure_ascii=False))
+        args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False))
     return 0
 
 

@@ -25,7 +25,7 @@ _PROOF = re.compile(
     r"\b(prove|proves|disprove|show that|show how|demonstrate that|justify your answer)\b", re.I
 )
 _ASKS = re.compile(
-    r"\b(find|determine|compute|calculate|evaluate|what|how many|how much|which|simplify|solve|express|"
+    r"\b(find|determine|compute|calculate|evaluate|what|how many|how much|which|who|simplify|solve|express|"
     r"give|list|for which)\b",
     re.I,
 )
@@ -56,10 +56,25 @@ _CHOICE_DEPENDENT = re.compile(
     r"\bthe following (is|are|must|could)\b|\bmust be true\b",
     re.I,
 )
-# another problem's answer or a contest relay ("the number you will receive from position 7", TNYWR)
+# another problem's answer or a contest relay ("the number you will receive from position 7", TNYWR,
+# "let T be the answer to problem 3", "the previous question", "in Example 2.3", "Exercise 4")
 _OTHER_PROBLEM = re.compile(
-    r"\bnumber you will receive\b|\bT\s*N\s*Y\s*W\s*R\b|\banswer (to|of|from) (the )?(previous|preceding|"
-    r"last|prior) (problem|question)\b|\b(answer|result) (to|of|from) problem \d+\b|\bfrom position \d+\b",
+    r"\bnumber you will receive\b|\bT\s*N\s*Y\s*W\s*R\b|\b(answer|result|value) (to|of|from|in) (the )?(previous|"
+    r"preceding|last|prior|above|earlier) (problem|question|exercise|example|part)\b|"
+    r"\b(answer|result|value) (to|of|from|in) (problem|question|exercise|example|part) \(?[\w.]+\)?|"
+    r"\bfrom position \d+\b|\b(the|this|that) (previous|preceding|prior|above|last) (problem|question|exercise|"
+    r"example|part)\b|\b(in|from|of|see|using|use|as in) (the )?(problem|exercise|example|question|section|"
+    r"appendix) \d+(\.\d+)*[a-z]?\b|\b(in|from|of|see|using|use) (the )?(problem|exercise|example) "
+    r"\d+(\.\d+)*\(\w\)|上一?题|上题|前一问|第\s*\(?\d\)?\s*问",
+    re.I,
+)
+# data that lives outside the statement: a table, chart or data set it names but does not carry
+# ("the data in Table 2.2", "the table below", "the following data"); checked against the text
+# carrying a table or display itself, as figures are
+_OUTSIDE_DATA = re.compile(
+    r"\b(table|chart|graph|data set|dataset) \d+(\.\d+)*\b|\bthe (following|above|given|accompanying) "
+    r"(table|chart|data|graph)\b|\b(table|chart|graph) (below|above|shown)\b|\bin the table\b|"
+    r"\bfrom the (table|chart|graph)\b|如下表|下表|表中|统计图|统计表",
     re.I,
 )
 # statements that hold a second problem or its key (leaked from a few-shot prompt)
@@ -70,7 +85,7 @@ _SHOWN_LOOSE = re.compile(r"\b(as shown|the \w+ shown|is shown|are shown)\b", re
 # estimation, order of magnitude, significant figures: the key is an approximation by design
 _ESTIMATE = re.compile(
     r"\b(estimate|estimated|estimation|approximately|approximate|roughly|about how (many|much|far|long)|"
-    r"order of magnitude|nearest power of (ten|10)|significant (figures|digits))\b|估计|估算|近似",
+    r"order of magnitude|nearest power of (ten|10)|significant (figures|digits))\b|估计|估算|近似|大约|约[为是有需行多等]",
     re.I,
 )
 # rounding asked for: the key is exact under the statement's own rule (kept, the phrase travels along)
@@ -82,10 +97,30 @@ ROUNDING = re.compile(
     re.I,
 )
 # answers that are several values by the statement's own wording (one of many, or several blanks)
+# (no unique answer: "find an N such that", "give an example", "find a value of x for which", "find any")
 _ONE_OF_MANY = re.compile(
-    r"\b(one|a|any) possible value\b|\b(give|find|write( down)?|name) (one|an|any) (example|value|such)\b|"
-    r"写出一个|一个符合|任意一个|一个取值|一个值",
+    r"\b(one|a|any|some) possible values?\b|\b(give|find|write( down)?|name|provide|construct|exhibit|state) "
+    r"(one|an|any|some) (examples?|values?|such|solution)\b|\b(give|provide|construct|exhibit|find) an example\b|"
+    r"\bfor example,? (find|give|write)\b|\b(find|give|determine|choose|name|write( down)?) (a|an|any|some|one) "
+    r"([\w$\\{}^()]+\s+){0,3}?(such that|for which|so that|that satisf|satisfying|with the property)|"
+    r"写出一个|一个符合|任意一个|一个取值|一个值|写出满足|举出一个|举一个",
     re.I,
+)
+# several asks in one statement collapsed to one key: "find $g(2)$ and $g'(2)$", "find a and b",
+# "what are the values of", "respectively", two question sentences
+_SEVERAL_ASKS = re.compile(
+    r"\b(find|compute|determine|calculate|evaluate|what (are|is|were))\s+(the\s+values?\s+of\s+|both\s+)?"
+    r"(\$[^$]{1,40}\$|[a-zA-Z](\([^)]{0,8}\))?)\s*(,\s*(\$[^$]{1,40}\$|[a-zA-Z])\s*,?)*\s*(and|,)\s*"
+    r"(\$[^$]{1,40}\$|[a-zA-Z](\([^)]{0,8}\))?)(?=\s*[.?,;]|\s*$|\s+(if|when|for|where|given|such|in|of|at)\b)|"
+    r"\bwhat are the values\b|\bfind the values\b|\b(what are|find|determine) the (\w+ )?(dimensions|coordinates)\b|"
+    r"各是多少|各多少",
+    re.I,
+)
+# "respectively" / "both" in the sentence that asks (in the premise it only names things)
+_SEVERAL_IN_ASK = re.compile(r"\brespectively\b|分别", re.I)
+# a second question that restates the first in an integer form ("The answer can be written ... What is m+n?")
+_RESTATED = re.compile(
+    r"can be (written|expressed|represented)|the (final )?answer (is|has|can)|answer in the form", re.I
 )
 _BLANK = re.compile(r"\(\s*\\quad\s*\)|\\qquad|_{3,}|(?:\\_){2,}|（\s*）|\(\s*\)")
 _YES_NO = re.compile(r"^\s*\$?\s*(\\text\{)?\s*(yes|no|true|false|是|否)\s*\}?\s*\$?\s*\.?\s*$", re.I)
@@ -95,6 +130,133 @@ _COMPLEX = re.compile(
     r"\d\s*[+-]\s*\d*\s*i\b",
     re.I,
 )
+# science and applied statements: the key is a computation with physical constants, logarithms,
+# tabulated or measured data, so its last digits depend on the constants chosen (a rule never keeps it)
+_SCI_CONSTANTS = re.compile(
+    r"\b(planck|boltzmann|avogadro|rydberg|faraday|coulomb'?s? constant|gas constant|gravitational constant|"
+    r"speed of light|elementary charge|electron (mass|charge)|permittivity|permeability|bohr|"
+    r"acceleration (due to|of) gravity|molar mass|atomic mass|standard (state|conditions)|stp|escape velocity|"
+    r"(mass|radius) of the (earth|moon|sun)|earth's (mass|radius)|moon's (mass|radius))\b|"
+    r"\bg\s*=\s*9\.8|\b(h|k|R|c)\s*=\s*\d+(\.\d+)?\s*(\\times|×)",
+    re.I,
+)
+_SCI_UNITS = re.compile(
+    r"\\mathrm\s*\{\s*~?\s*(mol|kJ|J|eV|keV|MeV|nm|pm|fm|Pa|kPa|MPa|atm|bar|Torr|dm|K|Hz|kHz|MHz|"
+    r"W|kW|V|mV|A|mA|C|T|N|cal|kcal|Bq|Ci|Gy|Sv)\b(?!\s*\\angle)|"
+    r"\d\s*(mol|kJ|eV|keV|MeV|kPa|MPa|atm|Torr|Hz|kHz|MHz|mmHg|nm|pm)\b|\bm\s*/\s*s\b|"
+    r"\b(joules?|newtons?|pascals?|kelvins?|watts?|volts?|amperes?|ohms?|coulombs?|teslas?|moles?|"
+    r"electronvolts?|hertz|kilojoules?|calories|molar)\b|°\s*C\b|\^\s*\{?\\circ\}?\s*\\mathrm\{C\}",
+    re.I,
+)
+_SCI_WORDS = re.compile(
+    r"\b(enthalpy|entropy|gibbs|thermodynamic\w*|heat capacity|specific heat|perfect gas|ideal gas|"
+    r"wavelength|photons?|electrons?|protons?|neutrons?|atoms?|atomic|molecules?|molecular|isotopes?|nucle(us|i|ar)|"
+    r"half-life|radioactiv\w*|decay constant|velocity|acceleration|momentum|kinetic energy|potential energy|"
+    r"friction|voltage|resistance|capacitor|capacitance|inductance|magnetic|electric (field|charge|potential)|"
+    r"orbit(al)?|gravitational|density|molarity|concentration|equilibrium constant|reaction|spectr\w*|"
+    r"quantum|wave ?function|oscillat\w*|spring constant|pendulum|projectile|torque|pressure|temperature|"
+    r"vapou?r|solubility|ionization|dipole|frequency|spin|diffraction|refract\w*|lens|pH|pKa|acids?|"
+    r"alkaline|titrat\w*|buffer|"
+    r"standard deviation|variance|confidence interval|significance level|p-value|hypothesis test|"
+    r"normal distribution|z-score|t-distribution|sample mean|regression|"
+    r"compound(ed)? interest|interest rate|annual(ly)? rate|compounded|depreciat\w*|exponential(ly)? "
+    r"(growth|decay)|population (grows|growth)|growth rate)\b|物理|化学|溶液|浓度|速度|加速度|压强|温度",
+    re.I,
+)
+# inference from tables (z, t, chi-square): an integer key such as a sample size is read off a table
+_TABLE_STATS = re.compile(
+    r"\b(confidence (interval|level|coefficient)|significance level|level of significance|p-value|"
+    r"hypothesis|null hypothesis|H_?\{?0\}?\s*:|z-score|t-distribution|chi-square|normal distribution|"
+    r"normally distributed|standard normal)\b|H_\{?0\}?\s*:",
+    re.I,
+)
+# quantities measured in units (an applied setting: a non-integer key is a measurement's computation)
+_MEASURED = re.compile(
+    r"\\mathrm\s*\{\s*~?\s*(m|cm|mm|km|ft|in|mi|yd|g|kg|lb|s|min|h|hr|L|mL)\s*\}|"
+    r"\b(m|km|mi|ft)\s*/\s*(s|h|hr|min)\b|\\mathrm\{\s*~?\s*(m|km|mi|ft)\s*\}\s*/\s*\\mathrm\{\s*(s|h|min)\s*\}|"
+    r"\d\s*(平方|立方)?(米|厘米|分米|千米|毫米|公里|公顷|克|千克|公斤|吨|升|毫升|元)|"
+    r"\d\s*(cm|mm|km|kg|m|g|ft|mi|yd|lb|oz|mL)\b(?!\s*[=(])",
+    re.I,
+)
+# a speed in a textbook's unit notation (km/hr, m/s): kinematics, computed with g or measured data
+_SPEED = re.compile(
+    r"\b(m|km|mi|ft)\s*/\s*(s|h|hr)\b|\\mathrm\{\s*~?\s*(m|km|mi|ft)\s*\}\s*/\s*\\mathrm\{\s*(s|h|hr)\s*\}",
+    re.I,
+)
+_SCI_NOTATION = re.compile(r"\d\s*(\\times|×|\\cdot)\s*10\s*\^|\b\d(\.\d+)?[eE][+-]?\d+\b")
+_LOGS = re.compile(r"\\ln\b|\\log|\blog(arithm)?s?\b|\bln\s*\(|\be\s*\^", re.I)
+# the statement hands over an approximation to compute with ("use pi = 3.14", "log 2 = 0.3010")
+_GIVEN_APPROX = re.compile(
+    r"\\approx|≈|\b(use|using|take|taking|let)\s+(the value( of)?\s+)?\$?\\?(pi|π|e|g|sqrt)\b[^.]{0,20}?"
+    r"(=|as|is)\s*\$?\d|\b(pi|π)\s*=\s*3\.1|\blog\s*\d+\s*=\s*0?\.\d",
+    re.I,
+)
+
+
+def science_signals(text: str, extra: dict | None = None) -> list[str]:
+    """Why a statement is science or applied (its key depends on constants or data), or [].
+
+    Strong signals (constants, units of science, a source `unit` field, inference from a
+    statistical table, science words with measured or scientific-notation data) make any key a
+    computation, an integer one included; vocabulary, scientific notation, logarithms, given
+    approximations and quantities in units matter for non-integer keys.
+    """
+    text = text or ""
+    out = []
+    if extra and str(extra.get("unit") or "").strip():
+        out.append("source unit field")
+    if _SCI_CONSTANTS.search(text):
+        out.append("physical constant")
+    if _SCI_UNITS.search(text):
+        out.append("science unit")
+    if _SCI_NOTATION.search(text):
+        out.append("scientific notation")
+    if _SCI_WORDS.search(text):
+        out.append("science or applied vocabulary")
+    if _LOGS.search(text):
+        out.append("logarithm or exponential")
+    if _GIVEN_APPROX.search(text):
+        out.append("given approximation")
+    if _TABLE_STATS.search(text):
+        out.append("statistical table")
+    if _MEASURED.search(text):
+        out.append("measured quantity")
+    if _SPEED.search(text):
+        out.append("speed unit")
+    # science words and a number in scientific notation: a computation on measured data
+    if "science or applied vocabulary" in out and (
+        "scientific notation" in out or "measured quantity" in out
+    ):
+        out.append("science data")
+    return out
+
+
+STRONG_SCIENCE = {
+    "source unit field",
+    "physical constant",
+    "science unit",
+    "statistical table",
+    "science data",
+}
+
+
+def several_asks(text: str) -> str | None:
+    """The phrase that asks for several things at once ("find $a$ and $b$", two questions), or None."""
+    m = _SEVERAL_ASKS.search(text or "")
+    if m:
+        return m.group(0)[:60]
+    sentences = [x for x in re.split(r"(?<=[.?!。？])\s*", (text or "").strip()) if x.strip()]
+    ask = next((x for x in reversed(sentences) if _ASKS.search(x) or "?" in x or "？" in x), "")
+    m = _SEVERAL_IN_ASK.search(ask)
+    # "if each costs $5 and $15 respectively" names given values; only the asked ones count
+    if m and not re.search(r"\b(if|given|where|when|since)\b", ask[: m.start()], re.I):
+        return m.group(0)
+    questions = [q for q in sentences if q.rstrip().endswith(("?", "？")) and _ASKS.search(q)]
+    if len(questions) >= 2 and not _RESTATED.search(text or ""):
+        return "two questions"
+    return None
+
+
 # the class each reason belongs to (the rules report counts per class)
 VERIFIABILITY = {
     "proof": "proof",
@@ -109,6 +271,8 @@ VERIFIABILITY = {
     "needs_diagram": "refers to a figure",
     "diagram": "refers to a figure",
     "refers_to_other_problem": "refers to another problem",
+    "needs_data": "refers to data not in the statement",
+    "several_asks": "several asks",
     "malformed": "malformed statement",
     "no_answer": "no answer",
 }
@@ -294,6 +458,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("approximate")
     if _ONE_OF_MANY.search(text):
         reasons.append("one_of_many")
+    if _OUTSIDE_DATA.search(text) and not _SHOWN_IN_TEXT.search(text):
+        reasons.append("needs_data")
     if not mc and len(_BLANK.findall(text)) >= 2:
         reasons.append("several_blanks")
 
@@ -303,6 +469,10 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     info["multi_part"] = len(asking) >= 2 or bool(_PART_REF.search(text) or _PART_REF_LOOSE.search(text))
     if info["multi_part"]:
         reasons.append("multi_part")
+    # several asks and one key: the key answers one of them (a list key is the LLM's to rewrite)
+    info["several_asks"] = several_asks(text)
+    if info["several_asks"] and not _several_values(rec.get("original_answer")):
+        reasons.append("several_asks")
 
     # diagrams
     if "[asy]" in text or acquired.get("diagram") == "asy":
@@ -330,6 +500,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         or _several_values(rec.get("original_answer"))
     )
     info["asks_for_all"] = bool(_SEVERAL.search(text))
+    info["science"] = science_signals(text, extra)
 
     if not rec.get("original_answer"):
         reasons.append("no_answer")

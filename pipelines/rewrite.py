@@ -153,10 +153,24 @@ def rewrite_with_rules(record: dict, *, use_rules: bool = True) -> tuple[dict, M
         return record, None  # the source already gave an integer problem (synthetic generators)
     if not use_rules:
         return record, Miss("rules disabled in the config")
-    out = apply_rules(record.get("problem") or record["original_problem"], record.get("original_answer"))
+    out = apply_rules(
+        record.get("problem") or record["original_problem"],
+        record.get("original_answer"),
+        source_signals=_source_science(record),
+    )
     if isinstance(out, Miss):
         return record, out
     return apply_rewrite(record, out), None
+
+
+def _source_science(record: dict) -> list[str]:
+    """Science signals `classify` found in the record's metadata (SciBench's `unit` field)."""
+    try:
+        checks = json.loads(record.get("checks") or "{}")
+    except (TypeError, json.JSONDecodeError):
+        return []
+    info = checks.get("classify") if isinstance(checks, dict) else None
+    return list(info.get("science") or []) if isinstance(info, dict) else []
 
 
 def rewrite_record_sync(record: dict, *, use_rules: bool = True) -> dict:

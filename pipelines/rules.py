@@ -5,6 +5,33 @@ integer 11; `11-2\\sqrt{6}` becomes "k - m sqrt(n) ... Find k+m+n" with 19. Ever
 the answer into an exact sympy value first, so the integer is computed, never pattern-matched,
 and `recompute` can rebuild the value from `transform_detail` to prove the rewrite is right.
 Answers no rule covers come back as a `Miss` with a reason and whether an LLM may try.
+
+When a decimal key is exact (the policy; anything else is a `Miss` for the LLM stage):
+
+- A key whose value is an integer (`43.0`, `27.00`) is that integer; no decimal question arises.
+- A statement with science or applied signals (`pipelines.classify.science_signals`: physical
+  constants, units of science, a source `unit` field, science or finance vocabulary, scientific
+  notation, logarithms, a given approximation such as "use pi = 3.14") never gets a rule rewrite
+  of a non-integer key, and with a strong signal (constant, unit, metadata) not of an integer key
+  either: its digits depend on the constants and data chosen, and a stated rounding does not fix
+  that (58.44 vs 58.45). A solver (LLM + agreement) decides, or nobody.
+- Otherwise a terminating decimal key is exact only by one of these, each read from the wording:
+  1. the statement asks to round to k places and the key has at most k (pure mathematics, so the
+     rounding is determined; the phrase travels with the rewrite word for word);
+  2. the statement asks for the value as a decimal and asks no rounding (so it terminates);
+  3. the statement asks for the mean and lists exactly one run of numbers, whose mean is the key;
+  4. whole-cent closure: the key is dollars with at most two places (or a metric amount with at
+     most three), every given number terminates, and nothing in the statement divides, shares,
+     takes a rate, fraction, percentage, mean, power or pi, and no price is quoted for several
+     items; then the exact answer is a sum, difference or whole multiple of the given amounts,
+     which needed no rounding.
+- Never a proof: finding an arithmetic combination of the statement's numbers that equals the
+  key (`2.4 = 96/40`). With a dozen numbers such a search succeeds for almost any short decimal.
+- A comma between digit groups (`120,450`) is a thousands separator only for one well-formed
+  number (no leading 0 group, three digits after each comma) in a statement that asks for one
+  quantity; a list-like question defers, and `0,315` or `1,3,5` is read as several values.
+- A statement that asks for all values ("find all x") with a one-value key defers: the key
+  claims a singleton set, which only solving can confirm.
 """
 
 from __future__ import annotations
@@ -16,8 +43,14 @@ from functools import reduce
 
 import sympy
 
-from pipelines.classify import complex_context, has_top_level_separator, rounding_asked
-from verifiers.normalize import NUMBER_WORDS, TENS_WORDS
+from pipelines.classify import (
+    STRONG_SCIENCE,
+    complex_context,
+    has_top_level_separator,
+    rounding_asked,
+    science_signals,
+    several_asks,
+)
 
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
 _POW_LIMIT = 2000  # log10 bound on any intermediate power; stops power towers before they hang
@@ -57,6 +90,12 @@ def _strip_outer(s: str) -> str:
     return s
 
 
+def _latex_unit(answer: str) -> str | None:
+    """A unit an answer carries in LaTeX (`210 \\mathrm{~m}`, `8.99 \\mathrm{~N}`), or None."""
+    m = re.search(r"\\(?:mathrm|text|mbox)\s*\{\s*~?\s*([A-Za-z][A-Za-z ]{0,12})\}", answer or "")
+    return m.group(1).strip() if m else None
+
+
 def _power_depth(s: str) -> int:
     """How deeply `^` nests (a tower like 5^{5^{5}} has depth 3)."""
     best, stack = 0, []
@@ -92,7 +131,9 @@ _UNIT_WORDS = re.compile(r"^(-?[\d.,]+)\s+[A-Za-z]{2,}(?:\s[A-Za-z]+)?(\^\s*\{?\
 _IMAGINARY = re.compile(
     r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![A-Za-z\\])i(?![A-Za-z])"
 )
-_SCIENTIFIC = re.compile(r"(\\times|\\cdot|\u00d7|\*)\s*10\s*\^|\d[eE][+-]?\d")
+_SCIENTIFIC = re.compile(
+    r"(\\times|\\cdot|\u00d7|\*)\s*10\s*\^|\d[eE][+-]?\d|\d\s*\$?\s*(\\[,;: ]\s*)?10\s*\^"
+)
 
 
 def parse_answer(answer: str, *, problem_asks_equation: bool = False) -> Parsed | Miss:
@@ -117,7 +158,7 @@ def parse_answer(answer: str, *, problem_asks_equation: bool = False) -> Parsed 
         return Miss("a product sign between values: several values, not one product")
     if re.search(r"\b(or|and)\b|\\(text|mathrm)\{\s*(or|and)\s*\}", s):
         return Miss("several answers")
-    if re.fullmatch(r"-?\d{1,3}(,\d{3})+", s):  # thousands separators
+    if re.fullmatch(r"-?[1-9]\d{0,2}(,\d{3})+", s):  # thousands separators (well-formed groups only)
         s = s.replace(",", "")
     s = s.replace("{,}", "")
     if has_top_level_separator(s):
@@ -359,15 +400,13 @@ _ASKS_EXACT_FORM = re.compile(
 )
 # complex statements that ask for a real quantity (a modulus, a real or imaginary part)
 _ASKS_REAL_PART = re.compile(r"real part|imaginary part|modulus|实部|虚部|模|\|\s*z", re.I)
-# what in a statement makes a terminating decimal key plausible, and which derivations may prove it
-_MONEY_OR_DECIMALS = re.compile(
-    r"\d\.\d|\bdecimal\b|\\\$|\bdollars?\b|\bcents?\b|\bpenn(y|ies)\b|\bnickels?\b|\bdimes?\b|"
-    r"\bquarters?\b|%|\bpercent\b|\bhalf\b",
+_UNREDUCED = re.compile(r"^-?\s*(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)\s*/\s*(\d+))$")
+_FRACTION_FORM = re.compile(
+    r"\b(numerator|denominator|reduces? to|reduced|lowest terms|simplif(y|ies|ied) to|original fraction)\b|"
+    r"约分|分子|分母|原来的分数|最简分数",
     re.I,
 )
-_MEASURES = re.compile(
-    r"\b(kilo|centi|milli)?(meters?|metres?|grams?|liters?|litres?)\b|\b(mL|cm|km|kg|mm)\b", re.I
-)
+_SEVERAL_ALL = re.compile(r"\b(find|determine|list|give|compute|what are) all\b|求所有|求出所有", re.I)
 _ASKS_MEAN = re.compile(r"\b(mean|average)\b|平均", re.I)
 _ROUND_PLACES = [
     (r"ten-thousandth", 4),
@@ -377,15 +416,6 @@ _ROUND_PLACES = [
     (r"whole|integer|dollar|percent|degree", 0),
 ]
 _WORD_PLACES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-_SPELLED = {w: i for i, w in enumerate(NUMBER_WORDS)} | {w: 10 * d for w, d in TENS_WORDS.items()}
-_COINS = {
-    "penny": "1/100",
-    "pennies": "1/100",
-    "nickel": "1/20",
-    "dime": "1/10",
-    "quarter": "1/4",
-    "half": "1/2",
-}
 
 
 def _round_places(phrase: str) -> int | None:
@@ -400,46 +430,6 @@ def _round_places(phrase: str) -> int | None:
     return None
 
 
-def statement_numbers(problem: str) -> list:
-    """Exact numbers a statement gives: numerals, decimals, \\frac{a}{b}, spelled numbers, coins, cents."""
-    from fractions import Fraction
-
-    text = problem or ""
-    out: list[Fraction] = []
-    for m in re.finditer(r"\\d?frac\{(\d+)\}\{(\d+)\}", text):
-        if int(m.group(2)):
-            out.append(Fraction(int(m.group(1)), int(m.group(2))))
-    for m in re.finditer(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d+))?(?![\w])", text):
-        whole, frac = m.group(1), m.group(2)
-        if whole is None and frac is None:
-            continue
-        value = Fraction((whole or "0").replace(",", "")) + (
-            Fraction(int(frac), 10 ** len(frac)) if frac else 0
-        )
-        out.append(value)
-        tail = text[m.end() : m.end() + 12].lower()
-        if re.match(r"\s*(cents?\b|¢|\\?%|percent)", tail):
-            out.append(value / 100)
-    lower = text.lower()
-    for word, value in _SPELLED.items():
-        if re.search(rf"\b{word}\b", lower):
-            out.append(Fraction(value))
-    for word, value in _COINS.items():
-        if re.search(rf"\b{word}\b", lower):
-            out.append(Fraction(value))
-    # "9 pennies", "three dimes": the coins' worth in dollars is one number
-    coin = r"(penny|pennies|nickels?|dimes?|quarters?)"
-    for m in re.finditer(rf"\b(\d+|{'|'.join(_SPELLED)})\s+{coin}\b", lower):
-        count = int(m.group(1)) if m.group(1).isdigit() else _SPELLED[m.group(1)]
-        name = m.group(2)
-        unit = _COINS.get(name) or _COINS.get(name.rstrip("s"))
-        out.insert(0, count * Fraction(unit))
-    seen: dict = {}
-    for v in out:
-        seen.setdefault(v, None)
-    return list(seen)[:14]
-
-
 def _means(problem: str) -> list:
     """The mean of each listed run of three or more numbers ("69, 68, 70 and 74")."""
     from fractions import Fraction
@@ -447,98 +437,189 @@ def _means(problem: str) -> list:
     out = []
     for m in re.finditer(r"\d+(?:\.\d+)?(?:\s*(?:,|,?\s*and)\s*\d+(?:\.\d+)?){2,}", problem or ""):
         nums = [Fraction(x) for x in re.findall(r"\d+(?:\.\d+)?", m.group(0))]
-        out.append((sum(nums) / len(nums), f"the mean of {len(nums)} listed numbers"))
+        out.append((sum(nums) / len(nums), f"the mean of the {len(nums)} listed numbers"))
     return out
 
 
-def derive_from_statement(problem: str, target, *, depth: int = 3, factors: tuple = ()) -> str | None:
-    """An exact derivation of `target` (or its negative) from at most `depth` (2 or 3) of the
-    statement's numbers and the unit `factors` (100 for cents, 1000 for metric units) with + - * /.
+# "express as a decimal", "convert to a terminating decimal": the statement asks for the exact value
+_ASKS_DECIMAL = re.compile(
+    r"\b(as|in|to|into) (a |an )?(terminating |exact )?decimal( form| number)?\b|\bdecimal (form|equivalent)\b|"
+    r"\(as a decimal\)|化成小数|写成小数|用小数表示",
+    re.I,
+)
+# what makes a money or metric amount possibly not whole cents / whole units: a division, a rate, a
+# share, a fraction, a percentage, a mean, a power, pi (each may need a rounding the key hides)
+_NOT_CLOSED = re.compile(
+    r"\b(per|average|mean|median|split|splits|share[sd]?|sharing|equal(ly)?|divided?|divid\w*|ratio|rates?|"
+    r"fractions?|half|halves|thirds?|fourths?|fifths?|sixths?|eighths?|tenths?|hundredths?|percent\w*|"
+    r"times as|proportion\w*|same rate|at this rate|how long|speed|"
+    r"square|cube|area|volume|circumference|radius|diameter|circle|pi|apiece|a piece|approximately|"
+    r"about|round\w*|nearest|estimate\w*|exchange|convert\w*)\b|%|\\frac|\d\s*/\s*\d|\^|\\pi|\\sqrt",
+    re.I,
+)
+_QUARTER_COIN = re.compile(r"\b(a|one|\d+|two|three|four|five|six|seven|eight|nine|ten) quarters?\b", re.I)
+_MONEY_ASK = re.compile(
+    r"\bhow much (money|change|more money|less money|did|does|do|will|would|must|should|is|was|are|were)\b|"
+    r"\b(cost|costs|pay|paid|spend|spent|earn|earned|save|saved|change|bill|total|price|worth)\b",
+    re.I,
+)
+_MONEY_UNIT = re.compile(r"^(dollars?|us dollars?|usd|\$)$", re.I)
+_METRIC_UNIT = re.compile(
+    r"^(kilo|centi|milli)?(meters?|metres?|grams?|liters?|litres?)( of [a-z ]+)?$|^(km|kg|cm|mm|ml|l|g|m)$",
+    re.I,
+)
+_COUNTED_PRICE = re.compile(  # "3 packs of paper for $3.87": a price for several, divided later
+    r"\b\d+\s+(\w+\s+){0,4}?(for|cost|costs|were|was|is|are|at|sold for)\s+\\?\$\s*\d[\d.,]*(?![\d.,])(?!\s*(each|apiece))",
+    re.I,
+)
 
-    Returns the expression as text (the proof), or None. Fractions are exact: a rounded key
-    never equals a combination of the given numbers unless the computation really terminates.
+
+def _answer_unit(answer: str) -> str | None:
+    """The unit word an answer carries (`0.46 (dollars)` -> dollars, `\\$18.90` -> $), or None."""
+    s = str(answer or "").strip().strip("$").strip()
+    if re.match(r"^\\?\$", s):
+        return "$"
+    m = re.search(r"\(\s*([A-Za-z][A-Za-z .'\-]+)\)\s*$", s) or re.search(
+        r"\d\s*(?:\\text\{|\\mbox\{|\\mathrm\{)?\s*([A-Za-z][A-Za-z ]*)\}?\s*$", s
+    )
+    return m.group(1).strip().lower() if m else None
+
+
+def _closed_amount_proof(problem: str, answer: str, places: int) -> str | None:
+    """The whole-cent (whole-unit) closure argument, or None when its premises do not hold.
+
+    Premises, all read off the text (no search over its numbers): the answer is money in dollars
+    (or a metric measure); every number in the statement is an integer or a terminating decimal
+    with at most two places (money: whole cents); nothing in the statement divides, shares,
+    takes a rate, a fraction, a percentage, a mean, a power or pi, and no price is quoted for
+    several items. Then the exact answer is a sum, difference or integer multiple of whole-cent
+    amounts (and powers of ten between metric units): a terminating decimal that needed no
+    rounding, so a key of at most two places (metric: three) is that exact value, not a rounding.
     """
-    import itertools
-    from fractions import Fraction
-
-    target = abs(Fraction(int(target.p), int(target.q)))
-    nums = statement_numbers(problem) + [Fraction(f) for f in factors]
-    ops = {
-        "+": lambda a, b: a + b,
-        "-": lambda a, b: a - b,
-        "*": lambda a, b: a * b,
-        "/": lambda a, b: a / b if b else None,
-    }
-    level: dict = {}
-    for a in nums:
-        if a == target:
-            return f"{a} (given)"
-        level.setdefault(a, str(a))
-    pairs: dict = {}
-    for (a, ea), (b, eb) in itertools.product(list(level.items()), repeat=2):
-        for name, f in ops.items():
-            v = f(a, b)
-            if v is None:
-                continue
-            if v == target:
-                return f"{ea} {name} {eb}"
-            pairs.setdefault(v, f"({ea} {name} {eb})")
-    if depth < 3:
+    text = problem or ""
+    unit = _answer_unit(answer)
+    money = (unit is not None and bool(_MONEY_UNIT.match(unit))) or (
+        unit is None
+        and bool(re.search(r"\\?\$\s*\d|\bdollars?\b|\bcents?\b", text))
+        and bool(_MONEY_ASK.search(text))
+    )
+    metric = unit is not None and bool(_METRIC_UNIT.match(unit))
+    if not (money or metric):
         return None
-    for (a, ea), (b, eb) in itertools.product(list(pairs.items())[:2000], list(level.items())):
-        for name, f in ops.items():
-            for x, ex, y, ey in ((a, ea, b, eb), (b, eb, a, ea)):
-                v = f(x, y)
-                if v is not None and v == target:
-                    return f"{ex} {name} {ey}"
-    return None
+    if places > (2 if money else 3):
+        return None
+    probe = _QUARTER_COIN.sub("coins", text)
+    if _NOT_CLOSED.search(probe) or (money and _COUNTED_PRICE.search(text)):
+        return None
+    if re.search(r"\d\.\d{3,}", text):  # a given amount finer than a cent
+        return None
+    question = re.split(r"(?<=[.!])\s+", text.strip())[-1]
+    # "how much did each DVD cost", "each person gets": a division
+    if re.search(
+        r"\bhow much\b[^?]*\beach\b|\beach (\w+ )?(gets?|receives?|pays?|spends?|earns?)\b", question, re.I
+    ):
+        return None
+    kind = (
+        "closure, money in whole cents" if money else "closure, metric amounts (powers of ten between units)"
+    )
+    return (
+        f"{kind}: every given number terminates and the statement only adds, subtracts and takes "
+        f"whole multiples (no division, rate, fraction, percentage, mean or pi), so the exact answer "
+        f"terminates and the key needed no rounding"
+    )
 
 
 def decimal_proof(
-    problem: str, value: sympy.Rational, places: int, *, percent: bool = False
+    problem: str,
+    value: sympy.Rational,
+    places: int,
+    *,
+    percent: bool = False,
+    answer: str = "",
+    science: list[str] | None = None,
 ) -> tuple[str | None, str]:
-    """(proof, why not): when is a decimal key exact? Only when the statement makes it so."""
-    phrase = rounding_asked(problem)
+    """(proof, why not): when is a terminating decimal key the exact answer? See `apply_rules`."""
+    text = problem or ""
+    if science:
+        return None, (
+            f"science/applied decimal ({', '.join(science)}): the key is computed from constants or "
+            f"measured data and its last digits depend on them; a solver must confirm it"
+        )
+    phrase = rounding_asked(text)
     if phrase is not None:
         asked = _round_places(phrase)
         if asked is not None and places <= asked:
             return f"the statement asks to round ({phrase!r}); the answer has {places} decimal place(s)", ""
         if asked is not None:
             return None, f"the answer has {places} decimals but the statement asks {phrase!r}"
-    if _ASKS_EXACT_FORM.search(problem or ""):
+        return None, f"the statement asks to round ({phrase!r}) to no stated number of places"
+    if _ASKS_EXACT_FORM.search(text):
         return (
             None,
             "the statement asks for an exact form (fraction, radical, pi); the decimal key approximates it",
         )
-    targets = [value, value / 100] if percent else [value]
-    if _ASKS_MEAN.search(problem or ""):  # a mean is proven by the mean of the listed numbers, nothing else
-        for mean, why in _means(problem):
-            if any(sympy.Rational(mean.numerator, mean.denominator) == t for t in targets):
-                return f"{value} = {why}, exactly", ""
-        return None, "decimal not proven exact: it is not the exact mean of the listed numbers"
-    # money or given decimals: three numbers and cents; metric measures: three numbers and 10/100/1000;
-    # otherwise one operation on two of the statement's own numbers (3/20 as a decimal)
-    if _MONEY_OR_DECIMALS.search(problem or ""):
-        depth, factors = 3, (100,)
-    elif _MEASURES.search(problem or ""):
-        depth, factors = 3, (10, 100, 1000)
-    else:
-        depth, factors = 2, ()
-    for t in targets:
-        expr = derive_from_statement(problem, t, depth=depth, factors=factors)
-        if expr is not None:
-            return f"{t} = {expr}, exactly, from the statement's own numbers", ""
-    return None, "decimal not proven exact: no exact derivation from the statement's numbers"
+    if _ASKS_DECIMAL.search(text) and not percent:
+        return (
+            "the statement asks for the exact value as a decimal and asks no rounding, so it terminates",
+            "",
+        )
+    if _ASKS_MEAN.search(text):  # the mean of the one listed run is the asked quantity, computed
+        means = _means(text)
+        targets = [value, value / 100] if percent else [value]
+        if len(means) == 1 and any(
+            sympy.Rational(means[0][0].numerator, means[0][0].denominator) == t for t in targets
+        ):
+            return f"{value} = {means[0][1]}, computed exactly", ""
+        return None, "decimal not proven exact: not the exact mean of the one listed run of numbers"
+    if not percent:
+        closure = _closed_amount_proof(text, answer, places)
+        if closure is not None:
+            return closure, ""
+    return None, (
+        "decimal not proven exact: no stated rounding, no request for a decimal, and the amount is "
+        "not closed under the statement's operations (matching the statement's numbers proves nothing)"
+    )
 
 
-def apply_rules(problem: str, answer: str) -> Rewrite | Miss:
+# a comma between digit groups: a thousands separator only for one well-formed number
+_DIGIT_GROUPS = re.compile(r"^-?\d+(,\d+)+$")
+_WELL_FORMED_GROUPS = re.compile(r"^-?[1-9]\d{0,2}(,\d{3})+$")
+_SUGGESTS_TWO = re.compile(
+    r"\b(both|pairs?|respectively|coordinates?|ordered|dimensions|values|solutions|roots|intervals?|"
+    r"two (numbers|values|integers|solutions|roots|answers)|(min|minimum|smallest|least|lowest) and (max|maximum|"
+    r"largest|greatest|highest)|(max|maximum|largest|greatest|highest) and (min|minimum|smallest|least|lowest))\b|"
+    r"分别|各",
+    re.I,
+)
+
+
+def digit_groups_miss(problem: str, answer: str) -> Miss | None:
+    """A Miss when `120,450` in an answer may be a list, not one number with a thousands separator."""
+    s = _strip_outer(re.sub(r",\\!\s*", ",", str(answer or "")))
+    s = re.sub(r"\s*\([^)]*\)\s*$", "", s).replace("{,}", ",").strip()
+    if not _DIGIT_GROUPS.match(s):
+        return None
+    if not _WELL_FORMED_GROUPS.match(s):
+        return None  # `0,315`, `1,3,5`: never a thousands number; `parse_answer` reads it as a list
+    question = re.split(r"(?<=[.!])\s+", (problem or "").strip())[-1]
+    if _SUGGESTS_TWO.search(question) or several_asks(problem):
+        return Miss(f"digit groups {s!r} while the question may ask for several values: a list?")
+    return None
+
+
+def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None = None) -> Rewrite | Miss:
     """Rewrite (problem, answer) so the answer is one integer, or say why no rule applies.
 
     Every rewrite states in `detail["proof"]` what was proven: the exact value sympy parsed from
     the answer, and where the answer's form alone proves nothing (a decimal, a unit) what the
     statement says that makes it exact. Anything unproven is a `Miss` (the LLM may try).
+    `source_signals` are science signals from the source's metadata (SciBench's `unit` field),
+    as `pipelines.classify.science_signals` names them.
     """
     asks_equation = bool(re.search(r"\bequation\b|方程|directrix|asymptote|准线|渐近线", problem or "", re.I))
+    groups = digit_groups_miss(problem, answer)
+    if groups is not None:
+        return groups
     parsed = parse_answer(answer, problem_asks_equation=asks_equation)
     if isinstance(parsed, Miss):
         return parsed
@@ -546,12 +627,52 @@ def apply_rules(problem: str, answer: str) -> Rewrite | Miss:
     original = problem
     if complex_context(problem) and not _ASKS_REAL_PART.search(problem or ""):
         return Miss("the statement works with complex numbers: a real key may have lost its i")
+    science = list(dict.fromkeys([*(source_signals or []), *science_signals(problem)]))
+    answer_unit = _latex_unit(str(answer))
+    # `210 \\mathrm{~m}` in a statement with more than plain lengths (a speed, science words): a
+    # measured result; an area in cm^2 of a figure in cm is not
+    if answer_unit and set(science) - {"measured quantity"}:
+        science.append(f"unit in the answer ({answer_unit})")
+    strong = [x for x in science if x in STRONG_SCIENCE or x.startswith("unit in the answer")]
+    # a key written with a decimal point in a science statement (`3.00`, `6.0`) states its precision
+    precision = {"science or applied vocabulary", "scientific notation"} & set(science)
+    written_decimal = bool(precision) and bool(re.search(r"\d\.\d", str(answer)))
+    # plain lengths, masses and money leave a decimal to `decimal_proof` (its closure handles units)
+    applied = set(science) - {"measured quantity"}
+    if strong or written_decimal or (applied and not v.is_Integer):
+        return Miss(
+            f"science/applied statement ({', '.join(science)}): the key is computed from constants, "
+            f"logarithms or measured data and may be rounded; a solver must confirm it"
+        )
+    rounding = rounding_asked(problem)
+    # a rounded computation on measured data carried into the key (pure mathematics may round:
+    # a logarithm or a number in scientific notation alone is no measurement)
+    if rounding and set(science) - {"scientific notation", "logarithm or exponential"}:
+        return Miss(
+            f"rounding asked ({rounding!r}) in an applied statement ({', '.join(science)}): the rounded key "
+            f"depends on the data and constants used; a solver must confirm it"
+        )
+    # a key not in lowest terms, in a statement about a fraction's own form ("the original fraction
+    # reduces to 5/7"): the written form is the answer, and m+n of the reduced value would be wrong
+    unreduced = _UNREDUCED.search(_strip_outer(str(answer)))
+    if unreduced and _FRACTION_FORM.search(problem or ""):
+        num, den = (
+            int(unreduced.group(1) or unreduced.group(3)),
+            int(unreduced.group(2) or unreduced.group(4)),
+        )
+        if math.gcd(num, den) > 1:
+            return Miss(
+                "the key is a fraction not in lowest terms and the statement is about the fraction's form"
+            )
+    if _SEVERAL_ALL.search(problem or ""):
+        return Miss(
+            "the statement asks for all values: a one-value key claims a singleton set; a solver must confirm"
+        )
     proof = []
     if unit:
         if not _ASKS_UNIT[unit].search(problem or ""):
             return Miss(f"answer in {unit} but the statement does not ask for {unit} (required unit)")
         proof.append(f"the statement asks for the answer in {unit}")
-    rounding = rounding_asked(problem)
     if unit or not v.is_Integer:  # a trailing "Express your answer as ..." would contradict the new form
         m = _EXPRESS.search(problem.rstrip())
         if m and not (rounding and rounding in m.group(0)):
@@ -566,7 +687,9 @@ def apply_rules(problem: str, answer: str) -> Rewrite | Miss:
         if rounding:
             proof.append(f"the statement asks to round ({rounding!r})")
     elif v.is_Rational and parsed.decimals:
-        why_exact, why_not = decimal_proof(original, v, parsed.decimals, percent=unit == "percent")
+        why_exact, why_not = decimal_proof(
+            original, v, parsed.decimals, percent=unit == "percent", answer=str(answer)
+        )
         if why_exact is None:
             return Miss(why_not)
         out = _rule_decimal(problem, v, parsed.decimals, rounding=rounding if "round" in why_exact else None)

@@ -30,6 +30,32 @@ RULES = {
 }
 
 
+# proofs a decimal rewrite may carry (pipelines.rules.decimal_proof); an older checkout's
+# "exactly, from the statement's own numbers" was a search over the numbers and proves nothing
+_DECIMAL_PROOFS = (
+    "asks to round",
+    "asks for the exact value as a decimal",
+    "computed exactly",
+    "closure",
+    "whole-cent",
+)
+
+
+def decimal_proof_holds(record: dict) -> tuple[bool, str]:
+    """(ok, why): a `decimal` rewrite must state a proof read from the wording, not a number search."""
+    if record.get("transform") != "decimal":
+        return True, "not a decimal rewrite"
+    try:
+        proof = str(json.loads(record.get("transform_detail") or "{}").get("proof") or "")
+    except (TypeError, json.JSONDecodeError):
+        proof = ""
+    if not proof:
+        return False, "decimal rewrite states no proof of exactness"
+    if "statement's own numbers" in proof or not any(p in proof for p in _DECIMAL_PROOFS):
+        return False, f"decimal rewrite's proof is not one the rules accept: {proof[:120]}"
+    return True, proof[:120]
+
+
 def consistency(record: dict) -> tuple[bool | None, str]:
     """(True/False, why) when the original answer pins the integer down; (None, why) otherwise."""
     transform, answer, original = record.get("transform"), record.get("answer"), record.get("original_answer")
@@ -66,6 +92,10 @@ def check_record(record: dict, *, check_consistency: bool = True) -> dict:
             "checks": json.dumps(checks),
             "status": f"not_integer: {record.get('answer')!r}"[:200],
         }
+    proven, why = decimal_proof_holds(record)
+    if not proven:
+        checks["decimal_proof"] = False
+        return {**record, "checks": json.dumps(checks), "status": f"unproven: {why}"[:300]}
     if check_consistency:
         ok, why = consistency(record)
         checks["consistent"] = ok

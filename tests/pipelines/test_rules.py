@@ -74,7 +74,7 @@ STATEMENTS = {
     "30^\\circ": "What is the measure of the angle, in degrees?",
     "$45^{\\circ}$": "How many degrees are in the angle?",
     "25\\%": "What percent of the class is absent?",
-    "12.5\\%": "What percent of 8 is 1?",
+    "12.5\\%": "What percent of 8 is 1? Give the percentage to one decimal place.",
 }
 
 
@@ -168,7 +168,10 @@ def test_radical_property(a, b, c, d):
 
 
 def test_unit_and_decimal_sentences_both_survive():
-    out = apply_rules("What percent of 8 is 5? Express your answer as a percent.", "62.5\\%")
+    out = apply_rules(
+        "What percent of 8 is 5, to the nearest tenth of a percent? Express your answer as a percent.",
+        "62.5\\%",
+    )
     assert out.answer == "625"
     assert "Express your answer" not in out.problem
     assert "Give the answer as a percentage, without the percent sign." in out.problem

@@ -95,3 +95,20 @@ def test_solver_minority_rejects(server, tmp_path):
     out, _ = _solver(server, tmp_path, rec)
     assert out["status"] == "solver_disagrees: 2/4 samples agree"
     assert json.loads(out["checks"])["solver_k_n"] == "2/4"
+
+
+def test_a_decimal_rewrite_needs_a_wording_proof():
+    rec = _ruled("0.75", "Write $\\frac{3}{4}$ as a decimal.")
+    assert check_record(rec)["status"] == "kept"
+    detail = json.loads(rec["transform_detail"])
+    # an older checkout's coincidence "proof" (a search over the statement's numbers) is refused
+    searched = {
+        **detail,
+        "proof": "terminating decimal 3/4: 3/4 = 3 / 4, exactly, from the statement's own numbers",
+    }
+    out = check_record({**rec, "transform_detail": json.dumps(searched)})
+    assert out["status"].startswith("unproven: decimal rewrite's proof is not one the rules accept")
+    bare = {k: v for k, v in detail.items() if k != "proof"}
+    assert check_record({**rec, "transform_detail": json.dumps(bare)})["status"] == (
+        "unproven: decimal rewrite states no proof of exactness"
+    )
