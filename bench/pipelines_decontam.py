@@ -17,7 +17,9 @@ The same script measures any checkout: `PYTHONPATH=<checkout> python bench/pipel
 `--paraphrased` measures the paraphrased copies of bench/data/decontam_paraphrased.jsonl (issue 21:
 changed numbers, added sentences, rewordings, other markup, copies as found in other sets; made
 by bench/decontam_paraphrases.py before any tuning) per half: the fuzzy layer's settings were
-chosen on the `tune` half only; the `heldout` half is the measurement. `--layers` compares the
+chosen on the `tune` half only; the `heldout` half was the measurement (the short-item layer was
+then chosen on both halves). `--planted bench/data/decontam_paraphrased_v2.jsonl` measures the second
+set (bench/decontam_paraphrases_v2.py), written before the short-item layer. `--layers` compares the
 word n-grams alone (before issue 21) with all layers, on the same rows.
 
     .venv/bin/python bench/pipelines_decontam.py [--json out.json]

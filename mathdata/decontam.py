@@ -35,7 +35,17 @@ Two more layers catch *paraphrased* copies (issue 21), which keep few word 8-gra
   bench/data/decontam_paraphrased.jsonl (150 items x 5 edit kinds, written before tuning: 6-grams,
   60 grams, 0.6 gave 0.994 recall and no false hit on 9,740 clean problems whose best overlap was
   0.52); on the held-out half: recall 0.970 (word n-grams alone 0.945), still no false hit
-  (bench/pipelines_decontam.py --paraphrased). Misses: reworded short items under 60 grams.
+  (bench/pipelines_decontam.py --paraphrased). Its misses were reworded short items under 60 grams.
+- Short items (under 60 masked 6-grams, at least SHORT_MIN_GRAMS with numbers kept): the share of
+  the item's numbers-kept 6-grams found in the row is the signal, since a short item's numbers are
+  most of what sets it apart. >= 0.85 is a copy (wording kept, a sentence or markup added); >= 0.5
+  is a copy when an unbroken run of 5 math tokens of the item is in the row (math_anchor: a
+  rewording changes the words around a formula, not the formula); >= 0.65 with every masked gram
+  there is a number edit; 0.5-0.85 otherwise goes to the judge. Chosen on the first planted set (both
+  halves development data by then): recall 1.000 / 0.9975; on the second set, written before this
+  layer (bench/data/decontam_paraphrased_v2.jsonl, 120 MATH-500 items, 80 under 200 characters) and
+  measured once: 0.955 (word n-grams alone 0.907), no false hit on the 9,740 clean problems.
+  Misses there: items under 20 grams ("Write $\frac{3}{20}$ as a decimal."), left to the exact layer.
 - Metadata: a row whose competition / year / problem number (its own fields, or an AoPS URL in
   source_ref) name a benchmark item is that item, whatever its text; a MATH test path
   (`test/algebra/1.json`) in source_ref names a MATH-500 item.

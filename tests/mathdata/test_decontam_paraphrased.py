@@ -152,3 +152,19 @@ def test_short_item_layer_leaves_same_topic_problems_alone():
     ]
     table, report = decontaminate(to_table(_rows(clean)))
     assert table.column("status").to_pylist() == ["kept"] * len(clean), report["hits"]
+
+
+PLANTED_V2 = PLANTED.with_name("decontam_paraphrased_v2.jsonl")
+# Measured once on the second planted set, written before the short-item layer (bench/results/
+# pipelines_decontam_paraphrased_v2.json): 573/600 = 0.955. The 0.99 is NOT reached (the
+# misses are items under 20 numbers-kept 6-grams), so this asserts the measured floor.
+V2_RECALL_FLOOR = 0.955
+
+
+def test_recall_on_the_second_planted_set_holds_its_measured_floor():
+    copies = [json.loads(x) for x in PLANTED_V2.read_text().splitlines()]
+    assert len(copies) >= 500 and sum(c["short"] for c in copies) >= len(copies) / 2
+    table, _ = decontaminate(to_table(_rows([c["text"] for c in copies])))
+    status = table.column("status").to_pylist()
+    right = sum(s == f"contaminated:{c['item']}" for s, c in zip(status, copies, strict=True))
+    assert right / len(copies) >= V2_RECALL_FLOOR
