@@ -17,7 +17,9 @@ The same script measures any checkout: `PYTHONPATH=<checkout> python bench/pipel
 `--paraphrased` measures the paraphrased copies of bench/data/decontam_paraphrased.jsonl (issue 21:
 changed numbers, added sentences, rewordings, other markup, copies as found in other sets; made
 by bench/decontam_paraphrases.py before any tuning) per half: the fuzzy layer's settings were
-chosen on the `tune` half only; the `heldout` half is the measurement. `--layers` compares the
+chosen on the `tune` half only; the `heldout` half was the measurement (the short-item layer was
+then chosen on both halves). `--planted bench/data/decontam_paraphrased_v2.jsonl` measures the second
+set (bench/decontam_paraphrases_v2.py), written before the short-item layer. `--layers` compares the
 word n-grams alone (before issue 21) with all layers, on the same rows.
 
     .venv/bin/python bench/pipelines_decontam.py [--json out.json]
@@ -248,12 +250,17 @@ def measure(seed: int = 0, extra_clean: Path | None = None) -> dict:
     }
 
 
-def measure_paraphrased(extra_clean: Path | None = None, *, fuzzy: bool = True) -> dict:
-    """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows."""
+def measure_paraphrased(
+    extra_clean: Path | None = None, *, fuzzy: bool = True, planted_file: Path = PARAPHRASED
+) -> dict:
+    """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows.
+    A file without halves (the v2 set) is one half, `all`, also split into short/long items."""
     from mathdata.decontam import decontaminate
     from mathdata.schema import new_record, to_table
 
-    copies = [json.loads(line) for line in PARAPHRASED.read_text(encoding="utf-8").splitlines() if line]
+    copies = [json.loads(line) for line in planted_file.read_text(encoding="utf-8").splitlines() if line]
+    for c in copies:
+        c.setdefault("half", "all")
     planted = [
         new_record(
             source=f"planted:{c['kind']}",
@@ -278,7 +285,11 @@ def measure_paraphrased(extra_clean: Path | None = None, *, fuzzy: bool = True) 
             h["caught"] += 1
             k[0] += 1
             h["right_item"] += st == f"contaminated:{c['item']}"
-        else:
+        if "short" in c:  # v2: items under 200 characters apart
+            n = h.setdefault("by_length", {}).setdefault("short" if c["short"] else "long", [0, 0])
+            n[0] += st.startswith("contaminated:")
+            n[1] += 1
+        if not st.startswith("contaminated:"):
             missed.append({"half": c["half"], "kind": c["kind"], "item": c["item"], "text": c["text"][:200]})
     judged = {b["id"] for b in report.get("borderline", [])}
     for c, r in zip(copies, planted, strict=True):
@@ -297,6 +308,7 @@ def measure_paraphrased(extra_clean: Path | None = None, *, fuzzy: bool = True) 
     for r in clean:
         by_source[r["source"]] = by_source.get(r["source"], 0) + 1
     return {
+        "planted_file": str(planted_file.relative_to(ROOT)),
         "fuzzy": fuzzy,
         "settings": report.get("fuzzy"),
         "halves": halves,
@@ -313,10 +325,11 @@ def measure_paraphrased(extra_clean: Path | None = None, *, fuzzy: bool = True) 
 def _print_paraphrased(res: dict) -> None:
     label = "all layers" if res["fuzzy"] else "word n-grams only (before issue 21)"
     print(f"{label}: false hits {res['false_hits']} of {res['clean']} clean problems; {res['seconds']} s")
-    for half in ("tune", "heldout"):
-        h = res["halves"][half]
+    for half, h in res["halves"].items():
         kinds = ", ".join(f"{k} {c}/{n}" for k, (c, n) in h["by_kind"].items())
         print(f"  {half:<8} recall {h['recall']:.4f} ({h['caught']}/{h['planted']}; {kinds})")
+        if "by_length" in h:
+            print("           " + ", ".join(f"{k} items {c}/{n}" for k, (c, n) in h["by_length"].items()))
         if res["fuzzy"]:
             print(
                 f"           borderline (for a judge) {h.get('borderline', 0)}: recall with a perfect judge "
@@ -335,11 +348,19 @@ def main(argv=None) -> int:
     ap.add_argument("--clean-dir", type=Path, help="folder with more clean sets (ASDiv, SVAMP, CARP JSONL)")
     ap.add_argument("--paraphrased", action="store_true", help="the planted paraphrased copies, per half")
     ap.add_argument("--layers", action="store_true", help="with --paraphrased: also without the new layers")
+    ap.add_argument(
+        "--planted",
+        type=Path,
+        default=PARAPHRASED,
+        help="with --paraphrased: the planted file (e.g. the v2 set)",
+    )
     args = ap.parse_args(argv)
     if args.paraphrased:
-        out = {"all_layers": measure_paraphrased(args.clean_dir)}
+        out = {"all_layers": measure_paraphrased(args.clean_dir, planted_file=args.planted.resolve())}
         if args.layers:
-            out["word_ngrams_only"] = measure_paraphrased(args.clean_dir, fuzzy=False)
+            out["word_ngrams_only"] = measure_paraphrased(
+                args.clean_dir, fuzzy=False, planted_file=args.planted.resolve()
+            )
         for res in out.values():
             _print_paraphrased(res)
             if args.show:

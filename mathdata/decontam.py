@@ -35,7 +35,20 @@ Two more layers catch *paraphrased* copies (issue 21), which keep few word 8-gra
   bench/data/decontam_paraphrased.jsonl (150 items x 5 edit kinds, written before tuning: 6-grams,
   60 grams, 0.6 gave 0.994 recall and no false hit on 9,740 clean problems whose best overlap was
   0.52); on the held-out half: recall 0.970 (word n-grams alone 0.945), still no false hit
-  (bench/pipelines_decontam.py --paraphrased). Misses: reworded short items under 60 grams.
+  (bench/pipelines_decontam.py --paraphrased). Its misses were reworded short items under 60 grams.
+- Short items (under 60 masked 6-grams, at least SHORT_MIN_GRAMS with numbers kept): the share of
+  the item's numbers-kept 6-grams found in the row is the signal, since a short item's numbers are
+  most of what sets it apart. >= 0.85 is a copy (wording kept, a sentence or markup added); >= 0.5
+  is a copy when an unbroken run of 5 math tokens of the item is in the row (math_anchor: a
+  rewording changes the words around a formula, not the formula); >= 0.65 with every masked gram
+  there is a number edit; 0.5-0.85 otherwise goes to the judge. Chosen on the first planted set (both
+  halves development data by then): recall 1.000 / 0.9975; on the second set, written before this
+  layer (bench/data/decontam_paraphrased_v2.jsonl, 120 MATH-500 items, 80 under 200 characters) and
+  measured once: 0.955 (word n-grams alone 0.907), no false hit on the 9,740 clean problems.
+  Misses there: items under 20 grams ("Evaluate $(1+2i)6-3i$."), left to the exact layer. Added
+  after reading them (so v2 is no longer held out): a row holding such an item's whole text and at
+  most TINY_ROW_FACTOR x + TINY_ROW_SLACK characters long is a copy; v2 recall 0.973, still no false
+  hit. Number edits and rewordings of tiny items stay missed.
 - Metadata: a row whose competition / year / problem number (its own fields, or an AoPS URL in
   source_ref) name a benchmark item is that item, whatever its text; a MATH test path
   (`test/algebra/1.json`) in source_ref names a MATH-500 item.
@@ -49,6 +62,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +92,22 @@ FUZZY_STOP_MIN_DF = 3
 FUZZY_MIN_GRAMS = 60
 FUZZY_THRESHOLD = 0.6
 FUZZY_BORDERLINE = 0.4
+# short items (under FUZZY_MIN_GRAMS masked 6-grams): 6-grams with numbers KEPT, the share of the
+# item's grams found in the row (containment), and the longest run of the item's math tokens
+# (numbers, one-letter variables) found unbroken in the row: a reworded copy keeps its formulas
+SHORT_MIN_GRAMS = 20  # fewer: the exact layer's business ("What is $0^0$?")
+SHORT_CONTAINED = 0.85  # wording kept, a sentence or markup added
+SHORT_ANCHORED = 0.5  # wording changed, with a run of SHORT_ANCHOR_TOKENS math tokens kept
+SHORT_ANCHOR_TOKENS = 5
+SHORT_NUMBER_EDIT = 0.65  # a number changed: every masked gram kept (>= 0.95), most kept ones
+SHORT_MAX_RATIO = 8.0  # the row's grams over the item's: past this a long text holds it by chance
+SHORT_ANCHORED_RATIO = 3.0
+SHORT_NUMBER_RATIO = 1.6
+SHORT_BORDERLINE = 0.5  # containment from here (row at most 2x the item) goes to the judge
+# tiny items (under SHORT_MIN_GRAMS): a row holding the item's whole normalised text, numbers and
+# all, and at most 3x + 40 characters long (a preamble or a closing sentence around it) is a copy
+TINY_ROW_FACTOR = 3
+TINY_ROW_SLACK = 40
 META_COLUMNS = ("competition", "year", "problem_number", "source_ref")
 # how a hit was found; `borderline` pairs are reported, and mark a row only once a judge agrees
 HIT_METHODS = ("exact", "ngram", "fuzzy", "metadata", "judge")
@@ -462,7 +492,135 @@ def fuzzy_index(ref_norm: pa.Array) -> dict:
     for b in range(keys.shape[1]):
         order = np.argsort(keys[refs, b], kind="stable")
         bands.append((keys[refs, b][order], refs[order]))
-    return {"bands": bands, "sets": sets, "stop": stop}
+    return {"bands": bands, "sets": sets, "stop": stop, "short": _short_index(ref_norm, sets)}
+
+
+def _short_index(ref_norm: pa.Array, masked_sets: list[np.ndarray]) -> dict:
+    """The short items' side: numbers-kept 6-gram sets (stop grams as fuzzy_index's, counted with
+    numbers kept), a sorted (gram, item) inverted index, and each item's tokens (for anchors)."""
+    texts = ref_norm.to_pylist()
+    uniq, df = np.unique(_distinct_pairs(*_char_grams(texts))[1], return_counts=True)
+    common = uniq[df > max(FUZZY_STOP_MIN_DF, FUZZY_STOP_SHARE * len(texts))]
+    stop = np.unique(np.concatenate([common, _char_grams(ngram_texts(ANSWER_FORMS).to_pylist())[1]]))
+    sets, _ = _doc_grams(texts, stop)
+    refs = [
+        r for r, g in enumerate(masked_sets) if len(g) < FUZZY_MIN_GRAMS and len(sets[r]) >= SHORT_MIN_GRAMS
+    ]
+    grams = np.concatenate([sets[r] for r in refs]) if refs else np.zeros(0, np.uint64)
+    owner = np.concatenate([np.full(len(sets[r]), r) for r in refs]) if refs else np.zeros(0, np.int64)
+    order = np.argsort(grams, kind="stable")
+    return {
+        "stop": stop,
+        "sizes": np.array([len(g) for g in sets]),
+        "grams": grams[order],
+        "refs": owner[order],
+        "texts": {r: texts[r] for r in refs},
+        "tiny": {
+            r: texts[r]
+            for r, g in enumerate(masked_sets)
+            if len(g) < FUZZY_MIN_GRAMS and len(sets[r]) < SHORT_MIN_GRAMS and texts[r]
+        },
+    }
+
+
+def _is_math_token(word: str) -> bool:
+    return len(word) == 1 or any(ch.isdigit() for ch in word)
+
+
+def math_anchor(item_text: str, row_text: str) -> int:
+    """The most math tokens (numbers, one-letter variables) in one run of the item's tokens found
+    unbroken in the row: "y 3 x 2 and y x 2 4 y 2" survives any rewording around it."""
+    from difflib import SequenceMatcher
+
+    item_tokens, row_tokens = item_text.split(), row_text.split()
+    blocks = SequenceMatcher(None, item_tokens, row_tokens, autojunk=False).get_matching_blocks()
+    return max((sum(map(_is_math_token, item_tokens[b.a : b.a + b.size])) for b in blocks), default=0)
+
+
+def _short_match(norm: pa.Array, sh: dict, nrows: int, best: dict, offset: int, borderline: dict) -> None:
+    """Rows that are copies of a short item (constants SHORT_*): contained (>= SHORT_CONTAINED of
+    the item's numbers-kept grams), anchored (>= SHORT_ANCHORED and an unbroken run of
+    SHORT_ANCHOR_TOKENS math tokens) or number-edited (every masked gram, >= SHORT_NUMBER_EDIT of
+    the kept ones, about the item's size)."""
+    texts = norm.to_pylist()
+    _tiny_match(texts, sh["tiny"], nrows, best, offset)
+    if not len(sh["grams"]):
+        return
+    sets, _ = _doc_grams(texts, sh["stop"])
+    sizes = np.array([len(g) for g in sets])
+    docs = np.repeat(np.arange(len(sets)), sizes)
+    grams = np.concatenate(sets) if len(sets) else np.zeros(0, np.uint64)
+    hit = np.isin(grams, sh["grams"])
+    docs, grams = docs[hit], grams[hit]
+    lo, hi = np.searchsorted(sh["grams"], grams, "left"), np.searchsorted(sh["grams"], grams, "right")
+    row = np.repeat(docs, hi - lo)
+    ref = (
+        sh["refs"][np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])] if len(lo) else lo
+    )
+    if not len(row):
+        return
+    pairs, shared = np.unique(np.stack([row, ref], axis=1), axis=0, return_counts=True)
+    contained = shared / sh["sizes"][pairs[:, 1]]
+    ratio = sizes[pairs[:, 0]] / sh["sizes"][pairs[:, 1]]
+    keep = (contained >= min(SHORT_ANCHORED, SHORT_BORDERLINE, SHORT_NUMBER_EDIT)) & (
+        ratio <= SHORT_MAX_RATIO
+    )
+    masked_texts: dict[int, np.ndarray] = {}
+    for (d, r), c, sc, rt in zip(
+        pairs[keep].tolist(), shared[keep], contained[keep], ratio[keep], strict=True
+    ):
+        key = offset + d % nrows
+        method = _short_verdict(
+            float(sc),
+            float(rt),
+            partial(_anchored, sh["texts"][r], texts[d]),
+            partial(_renumbered, sh, r, texts[d], masked_texts, d),
+        )
+        if method is None:
+            continue
+        target = best if method == "fuzzy" else borderline
+        if key not in target or sc > target[key][0]:
+            target[key] = (float(sc), int(c), int(r), method)
+
+
+def _tiny_match(texts: list[str], tiny: dict[int, str], nrows: int, best: dict, offset: int) -> None:
+    """Rows holding a tiny item's whole text (whole tokens), not much longer than it."""
+    for d, text in enumerate(texts):
+        padded = f" {text} "
+        for r, item in tiny.items():
+            if len(text) <= TINY_ROW_FACTOR * len(item) + TINY_ROW_SLACK and f" {item} " in padded:
+                key = offset + d % nrows
+                if key not in best or best[key][0] < 1.0:
+                    best[key] = (1.0, 0, r, "fuzzy")
+
+
+def _short_verdict(contained: float, ratio: float, anchored, renumbered) -> str | None:
+    """`fuzzy`, `borderline` or None for a (row, short item) pair; anchored() and renumbered()
+    are asked only where the cheaper figures leave the question open."""
+    if contained >= SHORT_CONTAINED:
+        return "fuzzy"
+    if contained >= SHORT_ANCHORED and ratio <= SHORT_ANCHORED_RATIO and anchored():
+        return "fuzzy"
+    if contained >= SHORT_NUMBER_EDIT and ratio <= SHORT_NUMBER_RATIO and renumbered():
+        return "fuzzy"
+    if contained >= SHORT_BORDERLINE and ratio <= 2.0:
+        return "borderline"
+    return None
+
+
+def _anchored(item_text: str, row_text: str) -> bool:
+    return math_anchor(item_text, row_text) >= SHORT_ANCHOR_TOKENS
+
+
+def _renumbered(sh: dict, r: int, row_text: str, cache: dict, d: int) -> bool:
+    """Whether the row holds at least 95% of item r's 6-grams with numbers masked on both sides."""
+    item = sh.setdefault("masked", {}).get(r)
+    if item is None:
+        item = np.unique(_char_grams(_fuzzy_text(pa.array([sh["texts"][r]])))[1])
+        sh["masked"][r] = item
+    if d not in cache:
+        cache[d] = np.unique(_char_grams(_fuzzy_text(pa.array([row_text])))[1])
+    return len(np.intersect1d(item, cache[d], assume_unique=True)) >= 0.95 * len(item)
 
 
 def _fuzzy_match(norm: pa.Array, fz: dict, nrows: int, best: dict, offset: int, borderline: dict) -> None:
@@ -488,6 +646,8 @@ def _fuzzy_match(norm: pa.Array, fz: dict, nrows: int, best: dict, offset: int, 
                 best[key] = (score, shared, r, "fuzzy")
         elif score >= FUZZY_BORDERLINE and (key not in borderline or score > borderline[key][0]):
             borderline[key] = (score, shared, r, "borderline")
+    if "short" in fz:
+        _short_match(norm, fz["short"], nrows, best, offset, borderline)
 
 
 # ------------------------------------------------------------------ metadata
