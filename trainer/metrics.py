@@ -86,7 +86,7 @@ def rollout_metrics(rb, batch) -> dict:
         "response_length_mean": sum(lens) / len(lens),
         "response_length_max": max(lens),
         "truncation_ratio": sum(s.truncated for s, _ in gen) / len(gen),
-        "overlong_penalty_mean": sum(sc.overlong_penalty for _, sc in gen) / len(gen),
+        "length_penalty_mean": sum(sc.length_penalty for _, sc in gen) / len(gen),
         "gen_batches": rb.gen_batches,
         "filtered_share": rb.filtered / max(len(rb.generated), 1),
         "groups_trained": len(rb.groups),

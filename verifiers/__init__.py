@@ -23,7 +23,7 @@ from verifiers.check import Verdict, check, is_equivalent
 from verifiers.extract import extract_answer
 from verifiers.format_checks import FormatReport, format_report
 from verifiers.normalize import canonical_integer, normalize
-from verifiers.reward import RewardResult, dapo_reward, overlong_penalty
+from verifiers.reward import RewardResult, dapo_reward, length_penalty
 from verifiers.symbolic import warmup
 from verifiers.trl import dapo_trl_reward, make_trl_reward
 from verifiers.verl import compute_score
@@ -44,9 +44,9 @@ __all__ = [
     "extract_answer",
     "format_report",
     "is_equivalent",
+    "length_penalty",
     "make_trl_reward",
     "normalize",
-    "overlong_penalty",
     "score_batch",
     "warmup",
 ]

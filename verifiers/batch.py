@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from verifiers.reward import RewardResult, dapo_reward
+from verifiers.reward import RewardResult, dapo_reward, shaped_result
 
 MAX_ROUNDS = 6
 
@@ -65,11 +65,13 @@ def score_batch(
         raise ValueError(f"score_batch: {len(completions)} completions but {len(questions)} questions")
     results = _score(completions, golds, workers, timeout, chunk_size, on_progress, reward_kwargs)
     if judge is not None:
-        _judge_results(results, golds, questions, judge)
+        _judge_results(results, golds, questions, judge, reward_kwargs.get("overlong_penalty", True))
     return results
 
 
-def _judge_results(results: list[RewardResult], golds, questions, judge) -> None:
+def _judge_results(
+    results: list[RewardResult], golds, questions, judge, overlong_penalty: bool = True
+) -> None:
     """Ask the judge about every rules mismatch with an extracted answer; update in place."""
     from verifiers.extract import extract
     from verifiers.judge import get_judge, judgeable
@@ -86,14 +88,7 @@ def _judge_results(results: list[RewardResult], golds, questions, judge) -> None
     ]
     for i, jr in zip(todo, j.ask_many(asks), strict=True):
         r = results[i]
-        ok = jr.equivalent
-        results[i] = RewardResult(
-            (1.0 if ok else -1.0) + r.overlong_penalty,
-            1.0 if ok else 0.0,
-            r.pred,
-            jr.reason,
-            r.overlong_penalty,
-        )
+        results[i] = shaped_result(jr.equivalent, r.pred, jr.reason, r.length_penalty, overlong_penalty)
 
 
 def _score(

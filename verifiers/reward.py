@@ -12,16 +12,26 @@ CHARS_PER_TOKEN = 4  # fallback when the caller has no token count: ~4 character
 
 @dataclass(frozen=True)
 class RewardResult:
-    """score: what the trainer adds up; acc: 1.0/0.0 correctness; reason: check's slug."""
+    """score: the training reward (+1/-1, plus `length_penalty` unless the caller turned the
+    overlong penalty off); acc: 1.0/0.0 correctness; reason: check's slug; length_penalty: DAPO's
+    R_len in [-1, 0], reported whether or not it entered `score`."""
 
     score: float
     acc: float
     pred: str | None
     reason: str
-    overlong_penalty: float
+    length_penalty: float
 
 
-def overlong_penalty(length: int, max_len: int | None, cache_len: int | None) -> float:
+def shaped_result(
+    equivalent: bool, pred: str | None, reason: str, length_pen: float, overlong_penalty: bool = True
+) -> RewardResult:
+    """The one place the reward is shaped: +1/-1 for the verdict, plus R_len when `overlong_penalty`."""
+    score = (1.0 if equivalent else -1.0) + (length_pen if overlong_penalty else 0.0)
+    return RewardResult(score, 1.0 if equivalent else 0.0, pred, reason, length_pen)
+
+
+def length_penalty(length: int, max_len: int | None, cache_len: int | None) -> float:
     """R_len: 0 up to Lmax - Lcache, then linear down to -1 at Lmax, and -1 beyond."""
     if max_len is None or cache_len is None:
         return 0.0
@@ -53,6 +63,7 @@ def dapo_reward(
     timeout: float = 1.0,
     judge=None,
     question: str | None = None,
+    overlong_penalty: bool = True,
 ) -> RewardResult:
     """Score one completion the DAPO way.
 
@@ -61,6 +72,7 @@ def dapo_reward(
     A completion flagged `truncated` has no trustworthy final answer and scores as wrong.
     `judge` (a verifiers.judge.Judge, JudgeConfig or dict; off by default) is asked when the
     rules say "not equivalent" about an extracted answer; `question` is shown to it.
+    `overlong_penalty=False` leaves R_len out of `score` (it is still reported as `length_penalty`).
     """
     if truncated:
         verdict_ok, reason, pred = False, "truncated", None
@@ -68,8 +80,8 @@ def dapo_reward(
         v = apply_judge(check(completion, gold, timeout=timeout), question, gold, judge)
         verdict_ok, reason, pred = v.equivalent, v.reason, v.pred
     n = estimate_tokens(completion) if length is None else length
-    pen = overlong_penalty(n, max_len, cache_len)
-    return RewardResult((1.0 if verdict_ok else -1.0) + pen, 1.0 if verdict_ok else 0.0, pred, reason, pen)
+    pen = length_penalty(n, max_len, cache_len)
+    return shaped_result(verdict_ok, pred, reason, pen, overlong_penalty)
 
 
 def apply_judge(verdict: Verdict, question: str | None, gold: str, judge) -> Verdict:

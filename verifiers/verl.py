@@ -39,5 +39,5 @@ def compute_score(
         "acc": best.acc,
         "pred": best.pred if best.pred is not None else "",
         "reason": best.reason,
-        "overlong_penalty": best.overlong_penalty,
+        "length_penalty": best.length_penalty,
     }
