@@ -16,13 +16,14 @@ import difflib
 import hashlib
 import json
 import os
+import sys
 import time
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from pipelines.steps import (
     ClassifyConfig,
@@ -34,6 +35,7 @@ from pipelines.steps import (
     ValidateConfig,
     make_steps,
 )
+from verifiers.llm import LLMSettings
 
 
 class _Strict(BaseModel):
@@ -62,6 +64,7 @@ class BuildConfig(_Strict):
     description: str = ""
     sources: list[Source] = Field(min_length=1)
     classify: ClassifyConfig = Field(default_factory=ClassifyConfig)
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="the endpoint every LLM step uses")
     rewrite: RewriteConfig = Field(default_factory=RewriteConfig)
     validate_: ValidateConfig = Field(default_factory=ValidateConfig, alias="validate")
     difficulty: DifficultyConfig = Field(default_factory=DifficultyConfig)
@@ -72,6 +75,28 @@ class BuildConfig(_Strict):
     base_dir: str = Field(".", description="set from the config file's folder")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_rewrite_llm(cls, data):
+        """The old `rewrite: {llm: {enabled, cross_check, <endpoint>...}}` becomes `rewrite: {llm, cross_check}`
+        plus the top-level `llm:` section, with a one-line deprecation message."""
+        if not isinstance(data, dict) or not isinstance((data.get("rewrite") or {}).get("llm"), dict):
+            return data
+        old = dict(data["rewrite"]["llm"])
+        if data.get("llm"):
+            raise ValueError(
+                "both `llm:` and the old `rewrite.llm:` endpoint settings are given; fix: keep `llm:` only"
+            )
+        rewrite = {**data["rewrite"], "llm": bool(old.pop("enabled", False))}
+        if "cross_check" in old:
+            rewrite["cross_check"] = old.pop("cross_check")
+        print(
+            "deprecated: `rewrite.llm: {...}` is now `llm: {...}` (endpoint) plus `rewrite.llm: true` "
+            "and `rewrite.cross_check`; read as such",
+            file=sys.stderr,
+        )
+        return {**data, "rewrite": rewrite, "llm": old}
 
 
 class ConfigError(ValueError):
@@ -299,9 +324,9 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
     digest = _config_hash(cfg, offline, limit)
     _check_stamp(out, stamp, digest, console)
 
-    llm_cfg = cfg.rewrite.llm
+    llm_cfg = cfg.llm
     solver = cfg.validate_.solver
-    use_llm = llm_cfg.enabled or solver.enabled or cfg.difficulty.enabled or cfg.decontaminate.judge
+    use_llm = cfg.rewrite.llm or solver.enabled or cfg.difficulty.enabled or cfg.decontaminate.judge
     if use_llm and offline and not _is_loopback(llm_cfg.base_url or os.environ.get("OPENAI_BASE_URL")):
         console.print(
             "[yellow]--offline: the LLM endpoint is not on loopback; LLM rewriting, solver check and "
@@ -424,9 +449,9 @@ def _check_unique_ids(records: list[dict]) -> None:
 
 
 def _write_json(path: Path, obj) -> None:
-    from pipelines.llm import _atomic_write
+    from mathdata.files import atomic_write
 
-    _atomic_write(path, json.dumps(obj, indent=2, sort_keys=True, default=str))
+    atomic_write(path, json.dumps(obj, indent=2, sort_keys=True, default=str))
 
 
 def finish(

@@ -49,7 +49,7 @@ class LocalEngine:
         return None
 
     def llm(self, settings, cache_dir: Path):
-        from pipelines.llm import LLMClient
+        from verifiers.llm import LLMClient
 
         return LLMClient(settings, cache_dir=cache_dir)
 

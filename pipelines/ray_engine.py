@@ -41,12 +41,12 @@ class _LLMActor:
     """Owns the build's one LLMClient (made a Ray actor in RayEngine.llm)."""
 
     def __init__(self, settings, cache_dir: str):
-        from pipelines.llm import LLMClient
+        from verifiers.llm import LLMClient
 
         self.client = LLMClient(settings, cache_dir=cache_dir)
 
-    async def complete(self, messages, temperature=None, sample=0):
-        return await self.client.complete(messages, temperature=temperature, sample=sample)
+    async def complete(self, messages, temperature=None, sample=0, model=None):
+        return await self.client.complete(messages, temperature=temperature, sample=sample, model=model)
 
     def usage(self) -> dict:
         return dict(self.client.usage)
@@ -64,11 +64,16 @@ class LLMProxy:
         self._actor = actor
         self.settings = settings  # resolved on the driver, as LLMClient.settings (steps read the model)
 
-    async def complete(self, messages, *, temperature=None, sample=0):
+    def for_use(self, use: str):
+        from verifiers.llm import LLMUse
+
+        return LLMUse(self, use)
+
+    async def complete(self, messages, *, temperature=None, sample=0, model=None):
         import ray
 
         try:
-            return await self._actor.complete.remote(messages, temperature, sample)
+            return await self._actor.complete.remote(messages, temperature, sample, model)
         except ray.exceptions.RayTaskError as e:
             if isinstance(e.cause, Exception):
                 raise e.cause from None
@@ -296,8 +301,8 @@ class RayEngine:
         # resolved here: the driver's environment (OPENAI_BASE_URL, DAPO_LLM_MODEL, OPENAI_API_KEY)
         # counts, not a worker's, and a missing endpoint fails before any work starts
         settings = settings.resolved()
-        concurrency = max(64, 4 * settings.concurrency)  # the client's semaphore is the real limit
-        actor_cls = ray.remote(num_cpus=0, max_concurrency=concurrency, max_restarts=-1)(_LLMActor)
+        # the client's semaphore is the real limit; the actor takes what the steps keep queued
+        actor_cls = ray.remote(num_cpus=0, max_concurrency=settings.in_flight, max_restarts=-1)(_LLMActor)
         self._actor = actor_cls.remote(settings, str(cache_dir))
         return LLMProxy(self._actor, settings)
 
