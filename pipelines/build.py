@@ -337,7 +337,6 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
     if use_llm:  # one client for the build: its concurrency limit, cache and retries hold across workers
         client = eng.llm(llm_cfg, _path(cfg, llm_cfg.cache_dir) if llm_cfg.cache_dir else out / "llm_cache")
     steps = make_steps(cfg, StepContext(llm=client))
-    stages_dir = out / "stages"
     stats = []
     t0 = time.perf_counter()
     notes: dict = {}
@@ -367,10 +366,10 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
             if pbar is not None:
                 pbar.start()
             kw = {"chunk_size": cfg.chunk_size, "progress": pbar}
-            prev = stages_dir / "1_acquire"
+            dirs = stage_dirs(out, steps)
+            prev = dirs[0]
             stats.append(await run_stage_async("acquire", unique, prev, lambda r: r, **kw))
-            for i, step in enumerate([s for s in steps if s.scope == "record"], start=2):
-                here = stages_dir / f"{i}_{step.name}"
+            for step, here in zip([s for s in steps if s.scope == "record"], dirs[1:], strict=True):
                 window = max(cfg.chunk_size, step.window or 0)
                 stats.append(
                     await eng.run_stage(
@@ -385,8 +384,7 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
                 await client.aclose()
 
     asyncio.run(run_all())
-    mapped = [s for s in steps if s.scope == "record"]
-    last = stages_dir / (f"{1 + len(mapped)}_{mapped[-1].name}" if mapped else "1_acquire")
+    last = stage_dirs(out, steps)[-1]
     result = finish(
         cfg,
         out,
@@ -454,6 +452,14 @@ def _write_json(path: Path, obj) -> None:
     atomic_write(path, json.dumps(obj, indent=2, sort_keys=True, default=str))
 
 
+def stage_dirs(out: Path, steps: list) -> list[Path]:
+    """The folders of the map stages, in order: `stages/1_acquire`, then `<i>_<step>` per record step."""
+    mapped = [s for s in steps if s.scope == "record"]
+    return [out / "stages" / "1_acquire"] + [
+        out / "stages" / f"{i}_{s.name}" for i, s in enumerate(mapped, 2)
+    ]
+
+
 def finish(
     cfg: BuildConfig,
     out: Path,
@@ -474,15 +480,17 @@ def finish(
     from pipelines.engine import LocalEngine
 
     engine = engine or LocalEngine()
+    if last_stage is None:
+        last_stage = stage_dirs(out, make_steps(cfg))[-1]
     if steps is None:
         steps = [s for s in make_steps(cfg) if s.scope == "corpus"]
     # by id: the stage shards come in the order they finished, which differs from run to run and
     # between engines; dedup's pairs and the export's extra_info.index must not depend on it
-    table = read_table(last_stage or out / "stages" / "4_validate").sort_by("id")
+    table = read_table(last_stage).sort_by("id")
     reports: dict = dict(notes or {})
     for step in steps:
         table, report = engine.run_corpus_step(step, table)
-        reports["decontam" if step.name == "decontaminate" else step.name] = report
+        reports[step.report_key or step.name] = report
     records_dir = out / "records"
     engine.write_records(records_dir, table)  # atomic shards; ids already there are skipped
     final = read_table(records_dir).sort_by("id")

@@ -114,6 +114,7 @@ class Step:
 
     name: ClassVar[str]
     section: ClassVar[str]
+    report_key: ClassVar[str | None] = None  # key of its report in build.json (default: name)
     scope: ClassVar[Literal["record", "corpus"]] = "record"
     is_async: bool = False
     window: int | None = None  # records in flight for the local runner (None: chunk size)
@@ -129,7 +130,7 @@ class Step:
     def process(self, record: dict):  # record scope
         raise NotImplementedError
 
-    def run_table(self, table):  # corpus scope
+    def run_table(self, table, ex=None):  # corpus scope: `ex` executes its plan (pipelines.plan)
         raise NotImplementedError
 
     def __call__(self, batch: list[dict]) -> list[dict]:
@@ -242,10 +243,19 @@ class DedupStep(Step):
 
     name, section, Config, scope = "dedup", "dedup", DedupConfig, "corpus"
 
-    def run_table(self, table):
+    def run_table(self, table, ex=None):
+        """mathdata's dedup; on a distributed executor its near-pair search runs as the plan of
+        pipelines.corpus_plans (sketch map, band group-reduce, driver verification)."""
+        from functools import partial
+
         from mathdata.dedup import dedup
 
-        res = dedup(table, threshold=self.config.threshold, near=self.config.near)
+        finder = None
+        if ex is not None and ex.distributed:
+            from pipelines.corpus_plans import near_duplicate_pairs
+
+            finder = partial(near_duplicate_pairs, ex)
+        res = dedup(table, threshold=self.config.threshold, near=self.config.near, pair_finder=finder)
         return res.table, res.report
 
 
@@ -253,8 +263,15 @@ class DecontamStep(Step):
     """N-gram overlap with evaluation sets (AIME, AMC, MATH-500): `contaminated:<bench>:<item>`."""
 
     name, section, Config, scope = "decontaminate", "decontaminate", DecontamConfig, "corpus"
+    report_key = "decontam"
 
-    def run_table(self, table):
+    def run_table(self, table, ex=None):
+        """mathdata's decontamination; on a distributed executor, the plan of pipelines.corpus_plans
+        (index on the driver, matching by map_batches; no LLM judge there: borderline pairs are reported)."""
+        if ex is not None and ex.distributed:
+            from pipelines.corpus_plans import decontaminate as plan
+
+            return plan(ex, table, self.config)
         from mathdata.decontam import decontaminate
 
         kw = {"n": self.config.n} if self.config.n else {}
