@@ -12,7 +12,6 @@ and run the same command again: finished work is skipped.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
@@ -25,6 +24,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from mathdata.configs import (  # ConfigError: part of this module's API
+    ConfigError,
+    did_you_mean,
+    read_yaml_mapping,
+)
 from pipelines.steps import (
     ClassifyConfig,
     DecontamConfig,
@@ -99,10 +103,6 @@ class BuildConfig(_Strict):
         return {**data, "rewrite": rewrite, "llm": old}
 
 
-class ConfigError(ValueError):
-    """The build config is invalid; the message names the key and what to write instead."""
-
-
 def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
     """The config model class that the error location `loc` points into."""
     current: typing.Any = model
@@ -156,8 +156,8 @@ def _explain(err: ValidationError, source: str) -> ConfigError:
             parent = _model_at(BuildConfig, loc[:-1])
             allowed = sorted((f.alias or n) for n, f in parent.model_fields.items()) if parent else []
             allowed = [a for a in allowed if a != "base_dir"]
-            guess = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-            hint = f"did you mean {guess[0]!r}? " if guess else ""
+            guess = did_you_mean(str(loc[-1]), allowed)
+            hint = f"did you mean {guess!r}? " if guess else ""
             lines.append(
                 f"unknown key {loc[-1]!r} in {_where(loc[:-1])}: {hint}allowed keys: {', '.join(allowed)}"
             )
@@ -181,18 +181,9 @@ def load_config(config: str | os.PathLike | dict | BuildConfig) -> BuildConfig:
         data = dict(config)
         data.setdefault("base_dir", ".")
     else:
-        import yaml
-
         path = Path(config)
         source = str(path)
-        if not path.is_file():
-            raise ConfigError(f"{path}: no such config file")
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: not valid YAML: {e}") from e
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path}: the top level must be a mapping with at least `sources:`")
+        data = read_yaml_mapping(path, expected="sections, with at least `sources:`")
         if "base_dir" in data:
             raise ConfigError(
                 f"{path}: unknown key 'base_dir': paths are relative to the config file's folder"

@@ -30,7 +30,7 @@ DEMO_CORPUS = {
         },
         {"kind": "synthetic", "n": 400, "seed": 1, "kinds": ["add", "sub"], "difficulty": 1, "split": "test"},
     ],
-    "rewrite": {"rules": False, "llm": {"enabled": False}},
+    "rewrite": {"rules": False, "llm": False},
     "validate": {"consistency": True},
     "dedup": {"enabled": True, "near": False},
     "decontaminate": {"enabled": False},
