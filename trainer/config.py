@@ -709,9 +709,9 @@ def config_yaml(cfg: Config, sources: dict[str, str] | None = None) -> str:
 
 def dump_config(cfg: Config, path: str | Path) -> None:
     """Write the resolved config next to a run, atomically."""
-    from trainer.checkpoint import atomic_write_text
+    from mathdata.files import atomic_write
 
-    atomic_write_text(Path(path), config_yaml(cfg))
+    atomic_write(Path(path), config_yaml(cfg))
 
 
 # Keys a resumed run may change without a flag: how long it runs, where and how it logs, saves and

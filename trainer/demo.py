@@ -146,9 +146,9 @@ def run(
         "plots": [str(plot)],
         "wall_seconds": wall,
     }
-    from trainer.checkpoint import atomic_write_text
+    from mathdata.files import atomic_write
 
-    atomic_write_text(out / "report.json", json.dumps(report, indent=1))
+    atomic_write(out / "report.json", json.dumps(report, indent=1))
     print_table(report, console)
     return report
 

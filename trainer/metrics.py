@@ -23,10 +23,10 @@ class MetricsLog:
         if resume_step is None:
             self.path.write_text("")
         elif self.path.exists():
-            from trainer.checkpoint import atomic_write_text
+            from mathdata.files import atomic_write
 
             keep = [r for r in read_metrics(self.path) if r.get("step", 0) <= resume_step]
-            atomic_write_text(self.path, "".join(json.dumps(r) + "\n" for r in keep))
+            atomic_write(self.path, "".join(json.dumps(r) + "\n" for r in keep))
         self._f = self.path.open("a")
         self.tb = None
         if tensorboard:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import typer
@@ -39,21 +38,6 @@ def _load_jsonl(path: Path) -> tuple[list[str], list[str]]:
             completions.append(str(row["completion"]))
             golds.append(str(row["gold"]))
     return completions, golds
-
-
-def _write_jsonl_atomic(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # like mathdata.files.atomic_write (verifiers imports nothing of ours): mode 0o666 minus the umask
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def verify(
@@ -98,13 +82,13 @@ def verify(
     reasons = Counter(r.reason for r in results)
     console.print("reasons: " + ", ".join(f"{k}={v}" for k, v in reasons.most_common()), highlight=False)
     if out is not None:
-        _write_jsonl_atomic(
-            out,
-            [
-                {"index": i, "acc": r.acc, "score": r.score, "pred": r.pred, "reason": r.reason}
-                for i, r in enumerate(results)
-            ],
-        )
+        from verifiers.files import atomic_write
+
+        rows = [
+            {"index": i, "acc": r.acc, "score": r.score, "pred": r.pred, "reason": r.reason}
+            for i, r in enumerate(results)
+        ]
+        atomic_write(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
         console.print(f"wrote {out}")
 
 
