@@ -99,17 +99,7 @@ def rollout_metrics(rb, batch) -> dict:
 
 
 def progress_bar(enabled: bool):
-    """The rich progress bar of `dapo train` / `dapo sft` (disabled: prints nothing)."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    """The progress bar of `dapo train` / `dapo sft` (the toolkit's one, verifiers.progress)."""
+    from verifiers.progress import progress_bar as bar
 
-    return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TimeRemainingColumn(), TextColumn("{task.fields[info]}"), disable=not enabled,
-    )  # fmt: skip
+    return bar(enabled, eta=True, info=True)

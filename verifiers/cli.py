@@ -64,15 +64,12 @@ def verify(
 
     from collections import Counter
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from verifiers.batch import score_batch
+    from verifiers.progress import progress_bar
 
     completions, golds = _load_jsonl(file)
-    with Progress(
-        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    ) as bar:
-        task = bar.add_task("score", total=len(completions))
+    with progress_bar(console=console) as bar:
+        task = bar.add_task("scoring", total=len(completions))
         results = score_batch(
             completions, golds, workers=workers, timeout=timeout, on_progress=lambda n: bar.advance(task, n)
         )
