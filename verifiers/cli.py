@@ -18,17 +18,11 @@ def _load_jsonl(path: Path) -> tuple[list[str], list[str]]:
     """(completions, golds) from {completion, gold} lines; errors name the line and the fix."""
     if not path.is_file():
         _fail(f"{path}: no such file")
+    from verifiers.files import iter_jsonl
+
     completions, golds = [], []
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                _fail(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})")
-            if not isinstance(row, dict):
-                _fail(f"{path}:{lineno}: expected a JSON object with 'completion' and 'gold'")
+    try:
+        for lineno, row in iter_jsonl(path):
             missing = [k for k in ("completion", "gold") if k not in row]
             if missing:
                 _fail(
@@ -37,6 +31,8 @@ def _load_jsonl(path: Path) -> tuple[list[str], list[str]]:
                 )
             completions.append(str(row["completion"]))
             golds.append(str(row["gold"]))
+    except ValueError as e:
+        _fail(str(e))
     return completions, golds
 
 
