@@ -25,7 +25,7 @@ DIST = "dapo-toolkit"
 # checks that every requirement of an extra there is probed here.
 EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "data": (("pyarrow", "duckdb", "datasets", "datasketch", "pandas", "numpy", "scipy", "yaml"), ()),
-    "judge": (("openai", "httpx", "tenacity"), ()),
+    "judge": (("openai", "httpx", "tenacity", "pydantic"), ()),
     "pipelines": (("pydantic", "openai", "httpx", "tenacity", "bs4", "lxml"), ("data",)),
     "train": (
         ("torch", "transformers", "tokenizers", "safetensors", "matplotlib", "tensorboard", "pydantic"),

@@ -93,7 +93,7 @@ def build_corpus(work: Path, *, n_train: int, n_eval: int, seed: int) -> tuple[P
                                 "difficulty": [1, 2],
                             }
                         ],
-                        "rewrite": {"rules": True, "llm": {"enabled": False}},
+                        "rewrite": {"rules": True, "llm": False},
                     }  # fmt: skip
                 )
             )

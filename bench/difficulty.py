@@ -196,7 +196,7 @@ def _f(x, fmt=".2f"):
 
 
 def write_report(results: dict, before: dict, target: float, args) -> None:
-    from trainer.checkpoint import atomic_write_text
+    from mathdata.files import atomic_write
 
     k = args.k
     lines = [
@@ -239,8 +239,8 @@ def write_report(results: dict, before: dict, target: float, args) -> None:
     # keep any prose written below the generated table
     if out.exists() and "\n## " in out.read_text():
         md += "\n" + out.read_text()[out.read_text().index("\n## ") + 1 :]
-    atomic_write_text(out, md)
-    atomic_write_text(args.out / "difficulty.json", json.dumps(
+    atomic_write(out, md)
+    atomic_write(args.out / "difficulty.json", json.dumps(
         {"before": before, "target": target, "args": {k2: str(v) for k2, v in vars(args).items()},
          "results": results}, indent=1))  # fmt: skip
     print(md)

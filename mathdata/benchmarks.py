@@ -8,7 +8,6 @@ answer in original_answer and gets status "non_integer_answer" (so exports skip 
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,17 +32,10 @@ def list_benchmarks() -> list[str]:
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    """Rows of a JSON Lines file; a bad line is an error naming file and line."""
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                raise SchemaError(f"{path}:{lineno}: not valid JSON ({e}); fix or remove the line") from e
-    return rows
+    """Rows of a JSON Lines file; a bad line is a SchemaError naming file and line (verifiers.files.iter_jsonl)."""
+    from verifiers.files import iter_jsonl
+
+    return [row for _, row in iter_jsonl(path, error=SchemaError)]
 
 
 def _answer_text(value) -> str | None:

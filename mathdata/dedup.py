@@ -127,7 +127,7 @@ def _band_keys(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
     return keys
 
 
-def _bucket_edges(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def bucket_edges(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pairs inside equal-key buckets: each member to the bucket's first and to its predecessor.
 
     The sort is stable, so a bucket's members come in index order: the pairs depend only on the
@@ -238,7 +238,7 @@ def near_duplicate_pairs(
             prog.advance(task, len(k))
     us, vs = [], []
     for i in range(bands):
-        u, v = _bucket_edges(np.where(empty, np.arange(n, dtype=np.uint64), keys[:, i]))
+        u, v = bucket_edges(np.where(empty, np.arange(n, dtype=np.uint64), keys[:, i]))
         us.append(u)
         vs.append(v)
     u, v = unique_pairs(np.concatenate(us), np.concatenate(vs), n)

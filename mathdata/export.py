@@ -37,7 +37,9 @@ def dapo_prompt(problem: str) -> str:
     return DAPO_TEMPLATE.format(problem=problem)
 
 
-def _kept_with_answers(table: pa.Table) -> pa.Table:
+def kept_with_answers(table: pa.Table) -> pa.Table:
+    """The kept rows, `problem` filled from `original_problem`; ExportError (naming the row) when one
+    has no canonical integer answer. Engines call it before exporting so the error comes first."""
     kept = table.filter(pc.equal(table.column("status"), "kept"))
     answers = kept.column("answer")
     ok = pc.fill_null(pc.match_substring_regex(answers, INTEGER_RE), False)
@@ -146,7 +148,7 @@ def to_verl(
     """
     if repeat < 1:
         raise ExportError(f"repeat must be >= 1, got {repeat}")
-    kept = select_split(_kept_with_answers(table), split)
+    kept = select_split(kept_with_answers(table), split)
     _check_file_split(kept, out_path, split)
     if not len(kept):
         raise ExportError(
@@ -154,7 +156,7 @@ def to_verl(
         )
     take = pa.array(np.repeat(np.arange(len(kept)), repeat))
     kept = kept.take(take)
-    measured = _difficulty(kept) if difficulty is not False else None  # when the build measured it
+    measured = difficulty_column(kept) if difficulty is not False else None  # when the build measured it
     if measured is None and difficulty:
         measured = pa.nulls(len(kept), DIFFICULTY_TYPE)
     difficulty = measured
@@ -192,7 +194,7 @@ DIFFICULTY_TYPE = pa.struct(
 )
 
 
-def _difficulty(kept: pa.Table) -> pa.Array | None:
+def difficulty_column(kept: pa.Table) -> pa.Array | None:
     """`checks.difficulty` of each row as a struct column, or None when no row has one."""
     import json
 
@@ -216,7 +218,7 @@ def to_trl(table: pa.Table, out_path: str | os.PathLike, *, split: str | None = 
 
     TRL passes extra columns to reward functions, so `answer` reaches verifiers' TRL reward.
     """
-    kept = select_split(_kept_with_answers(table), split)
+    kept = select_split(kept_with_answers(table), split)
     _check_file_split(kept, out_path, split)
     if not len(kept):
         raise ExportError("no kept records to export; nothing was written")
@@ -240,7 +242,7 @@ def export_splits(table: pa.Table, out_dir: str | os.PathLike, *, fmt: str = "ve
     `data.train_files`, `test.parquet` `data.val_files`); {split: path}."""
     if fmt not in EXPORTERS:
         raise ExportError(f"unknown export format {fmt!r}; use {' or '.join(EXPORTERS)}")
-    kept = _kept_with_answers(table)
+    kept = kept_with_answers(table)
     if not len(kept):
         raise ExportError(
             "no kept records to export (all rows rejected or the table is empty); nothing was written"

@@ -12,18 +12,23 @@ and run the same command again: finished work is skipped.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
+import sys
 import time
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from mathdata.configs import (  # ConfigError: part of this module's API
+    ConfigError,
+    did_you_mean,
+    read_yaml_mapping,
+)
 from pipelines.steps import (
     ClassifyConfig,
     DecontamConfig,
@@ -34,6 +39,7 @@ from pipelines.steps import (
     ValidateConfig,
     make_steps,
 )
+from verifiers.llm import LLMSettings
 
 
 class _Strict(BaseModel):
@@ -62,6 +68,7 @@ class BuildConfig(_Strict):
     description: str = ""
     sources: list[Source] = Field(min_length=1)
     classify: ClassifyConfig = Field(default_factory=ClassifyConfig)
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="the endpoint every LLM step uses")
     rewrite: RewriteConfig = Field(default_factory=RewriteConfig)
     validate_: ValidateConfig = Field(default_factory=ValidateConfig, alias="validate")
     difficulty: DifficultyConfig = Field(default_factory=DifficultyConfig)
@@ -73,9 +80,27 @@ class BuildConfig(_Strict):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-
-class ConfigError(ValueError):
-    """The build config is invalid; the message names the key and what to write instead."""
+    @model_validator(mode="before")
+    @classmethod
+    def _old_rewrite_llm(cls, data):
+        """The old `rewrite: {llm: {enabled, cross_check, <endpoint>...}}` becomes `rewrite: {llm, cross_check}`
+        plus the top-level `llm:` section, with a one-line deprecation message."""
+        if not isinstance(data, dict) or not isinstance((data.get("rewrite") or {}).get("llm"), dict):
+            return data
+        old = dict(data["rewrite"]["llm"])
+        if data.get("llm"):
+            raise ValueError(
+                "both `llm:` and the old `rewrite.llm:` endpoint settings are given; fix: keep `llm:` only"
+            )
+        rewrite = {**data["rewrite"], "llm": bool(old.pop("enabled", False))}
+        if "cross_check" in old:
+            rewrite["cross_check"] = old.pop("cross_check")
+        print(
+            "deprecated: `rewrite.llm: {...}` is now `llm: {...}` (endpoint) plus `rewrite.llm: true` "
+            "and `rewrite.cross_check`; read as such",
+            file=sys.stderr,
+        )
+        return {**data, "rewrite": rewrite, "llm": old}
 
 
 def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
@@ -131,8 +156,8 @@ def _explain(err: ValidationError, source: str) -> ConfigError:
             parent = _model_at(BuildConfig, loc[:-1])
             allowed = sorted((f.alias or n) for n, f in parent.model_fields.items()) if parent else []
             allowed = [a for a in allowed if a != "base_dir"]
-            guess = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-            hint = f"did you mean {guess[0]!r}? " if guess else ""
+            guess = did_you_mean(str(loc[-1]), allowed)
+            hint = f"did you mean {guess!r}? " if guess else ""
             lines.append(
                 f"unknown key {loc[-1]!r} in {_where(loc[:-1])}: {hint}allowed keys: {', '.join(allowed)}"
             )
@@ -156,18 +181,9 @@ def load_config(config: str | os.PathLike | dict | BuildConfig) -> BuildConfig:
         data = dict(config)
         data.setdefault("base_dir", ".")
     else:
-        import yaml
-
         path = Path(config)
         source = str(path)
-        if not path.is_file():
-            raise ConfigError(f"{path}: no such config file")
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: not valid YAML: {e}") from e
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path}: the top level must be a mapping with at least `sources:`")
+        data = read_yaml_mapping(path, expected="sections, with at least `sources:`")
         if "base_dir" in data:
             raise ConfigError(
                 f"{path}: unknown key 'base_dir': paths are relative to the config file's folder"
@@ -299,9 +315,9 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
     digest = _config_hash(cfg, offline, limit)
     _check_stamp(out, stamp, digest, console)
 
-    llm_cfg = cfg.rewrite.llm
+    llm_cfg = cfg.llm
     solver = cfg.validate_.solver
-    use_llm = llm_cfg.enabled or solver.enabled or cfg.difficulty.enabled or cfg.decontaminate.judge
+    use_llm = cfg.rewrite.llm or solver.enabled or cfg.difficulty.enabled or cfg.decontaminate.judge
     if use_llm and offline and not _is_loopback(llm_cfg.base_url or os.environ.get("OPENAI_BASE_URL")):
         console.print(
             "[yellow]--offline: the LLM endpoint is not on loopback; LLM rewriting, solver check and "
@@ -312,7 +328,6 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
     if use_llm:  # one client for the build: its concurrency limit, cache and retries hold across workers
         client = eng.llm(llm_cfg, _path(cfg, llm_cfg.cache_dir) if llm_cfg.cache_dir else out / "llm_cache")
     steps = make_steps(cfg, StepContext(llm=client))
-    stages_dir = out / "stages"
     stats = []
     t0 = time.perf_counter()
     notes: dict = {}
@@ -342,10 +357,10 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
             if pbar is not None:
                 pbar.start()
             kw = {"chunk_size": cfg.chunk_size, "progress": pbar}
-            prev = stages_dir / "1_acquire"
+            dirs = stage_dirs(out, steps)
+            prev = dirs[0]
             stats.append(await run_stage_async("acquire", unique, prev, lambda r: r, **kw))
-            for i, step in enumerate([s for s in steps if s.scope == "record"], start=2):
-                here = stages_dir / f"{i}_{step.name}"
+            for step, here in zip([s for s in steps if s.scope == "record"], dirs[1:], strict=True):
                 window = max(cfg.chunk_size, step.window or 0)
                 stats.append(
                     await eng.run_stage(
@@ -360,8 +375,7 @@ def _build(cfg: BuildConfig, out: Path, eng, *, offline: bool, limit: int | None
                 await client.aclose()
 
     asyncio.run(run_all())
-    mapped = [s for s in steps if s.scope == "record"]
-    last = stages_dir / (f"{1 + len(mapped)}_{mapped[-1].name}" if mapped else "1_acquire")
+    last = stage_dirs(out, steps)[-1]
     result = finish(
         cfg,
         out,
@@ -424,9 +438,17 @@ def _check_unique_ids(records: list[dict]) -> None:
 
 
 def _write_json(path: Path, obj) -> None:
-    from pipelines.llm import _atomic_write
+    from mathdata.files import atomic_write
 
-    _atomic_write(path, json.dumps(obj, indent=2, sort_keys=True, default=str))
+    atomic_write(path, json.dumps(obj, indent=2, sort_keys=True, default=str))
+
+
+def stage_dirs(out: Path, steps: list) -> list[Path]:
+    """The folders of the map stages, in order: `stages/1_acquire`, then `<i>_<step>` per record step."""
+    mapped = [s for s in steps if s.scope == "record"]
+    return [out / "stages" / "1_acquire"] + [
+        out / "stages" / f"{i}_{s.name}" for i, s in enumerate(mapped, 2)
+    ]
 
 
 def finish(
@@ -449,15 +471,17 @@ def finish(
     from pipelines.engine import LocalEngine
 
     engine = engine or LocalEngine()
+    if last_stage is None:
+        last_stage = stage_dirs(out, make_steps(cfg))[-1]
     if steps is None:
         steps = [s for s in make_steps(cfg) if s.scope == "corpus"]
     # by id: the stage shards come in the order they finished, which differs from run to run and
     # between engines; dedup's pairs and the export's extra_info.index must not depend on it
-    table = read_table(last_stage or out / "stages" / "4_validate").sort_by("id")
+    table = read_table(last_stage).sort_by("id")
     reports: dict = dict(notes or {})
     for step in steps:
         table, report = engine.run_corpus_step(step, table)
-        reports["decontam" if step.name == "decontaminate" else step.name] = report
+        reports[step.report_key or step.name] = report
     records_dir = out / "records"
     engine.write_records(records_dir, table)  # atomic shards; ids already there are skipped
     final = read_table(records_dir).sort_by("id")

@@ -1,5 +1,5 @@
 """An LLM judge for decontamination's borderline pairs (DeepMath-style), through the build's
-OpenAI-compatible endpoint (`rewrite.llm`): `decontaminate: {judge: true}`.
+OpenAI-compatible endpoint (`llm:`, model `llm.models.decontam_judge`): `decontaminate: {judge: true}`.
 
 mathdata.decontam finds a borderline pair when a training problem shares 40-60% of its
 character 6-grams with a benchmark item: a reworded copy or a problem on the same topic. The

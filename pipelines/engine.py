@@ -7,7 +7,8 @@ config, the steps (`pipelines.steps`), the stage stores and the outputs are one 
   global concurrency limit, cache and retry policy for the whole build;
 - `run_stage(step, prev_dir, out_dir, ...)`: a map step over the previous stage's store into its
   own store, one atomic shard per chunk, ids already there skipped (kill -9 safe);
-- `run_corpus_step(step, table)`: dedup or decontamination over every record;
+- `run_corpus_step(step, table)`: a corpus step over every record, as the plan it declares
+  (pipelines.plan) run by the engine's executor; an engine never asks which step it runs;
 - `write_records(records_dir, table)` and `export_verl(kept, verl_dir, repeat)`: the outputs
   (one verl file, or set of shards, per split).
 
@@ -49,7 +50,7 @@ class LocalEngine:
         return None
 
     def llm(self, settings, cache_dir: Path):
-        from pipelines.llm import LLMClient
+        from verifiers.llm import LLMClient
 
         return LLMClient(settings, cache_dir=cache_dir)
 
@@ -67,7 +68,9 @@ class LocalEngine:
         )
 
     def run_corpus_step(self, step, table):
-        return step.run_table(table)
+        from pipelines.plan import LocalExecutor
+
+        return step.run_table(table, LocalExecutor())
 
     def write_records(self, records_dir: Path, table) -> None:
         from mathdata.store import stored_ids, write_records

@@ -12,12 +12,10 @@ engine (`pipelines.steps`), so the same config gives the same corpus:
 - LLM steps call one Ray actor that owns the `LLMClient`: one semaphore (the config's
   `concurrency`) for every worker on every node, the on-disk cache by content hash, the retry
   policy and the token budget, exactly as in a local build.
-- Dedup: MinHash signatures and band keys are computed by `map_batches` in parallel; the band
-  buckets are formed by Ray's `groupby` (by band and key partition) and each group yields the
-  same candidate pairs as the local code (`mathdata.dedup._bucket_edges`, stable order). The
-  pairs are verified and the clusters formed on the driver (`mathdata.dedup.dedup`).
-- Decontamination: the reference n-gram index is built once and broadcast (`ray.put`); the
-  kept rows are matched against it in parallel batches (`mathdata.decontam.match_rows`).
+- Corpus steps (dedup, decontamination) declare their plans (pipelines.plan, pipelines.corpus_plans)
+  and this engine executes them with `RayExecutor`: `map_batches` on Ray Data with the shared
+  arguments broadcast once (`ray.put`), `group_reduce` as Ray's groupby + map_groups, and the
+  global passes on the driver. The engine never asks which step it runs.
 - records/ is written as Parquet shards by parallel tasks, and the verl export as shards
   `verl/<split>-0000k-of-0000n.parquet` per split (same schema and rows as the local
   `verl/<split>.parquet`; a shard holds one split only).
@@ -31,7 +29,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 
 from pipelines.engine import drop_stale_exports, verl_shard_name
@@ -41,12 +38,12 @@ class _LLMActor:
     """Owns the build's one LLMClient (made a Ray actor in RayEngine.llm)."""
 
     def __init__(self, settings, cache_dir: str):
-        from pipelines.llm import LLMClient
+        from verifiers.llm import LLMClient
 
         self.client = LLMClient(settings, cache_dir=cache_dir)
 
-    async def complete(self, messages, temperature=None, sample=0):
-        return await self.client.complete(messages, temperature=temperature, sample=sample)
+    async def complete(self, messages, temperature=None, sample=0, model=None):
+        return await self.client.complete(messages, temperature=temperature, sample=sample, model=model)
 
     def usage(self) -> dict:
         return dict(self.client.usage)
@@ -64,11 +61,16 @@ class LLMProxy:
         self._actor = actor
         self.settings = settings  # resolved on the driver, as LLMClient.settings (steps read the model)
 
-    async def complete(self, messages, *, temperature=None, sample=0):
+    def for_use(self, use: str):
+        from verifiers.llm import LLMUse
+
+        return LLMUse(self, use)
+
+    async def complete(self, messages, *, temperature=None, sample=0, model=None):
         import ray
 
         try:
-            return await self._actor.complete.remote(messages, temperature, sample)
+            return await self._actor.complete.remote(messages, temperature, sample, model)
         except ray.exceptions.RayTaskError as e:
             if isinstance(e.cause, Exception):
                 raise e.cause from None
@@ -142,72 +144,46 @@ def _stage_batch(batch: pa.Table, *, step, out_dir: str, done_ref, window: int) 
     return pa.table({"id": pa.array(ids, pa.string()), "errors": pa.array([errors] + [0] * (len(ids) - 1))})
 
 
-def _sketch_batch(batch: pa.Table, *, num_perm, shingle_size, bands, rows, seed) -> pa.Table:
-    from mathdata.dedup import sketch
-
-    keys, sig16, empty = sketch(
-        batch.column("text").combine_chunks(),
-        num_perm=num_perm,
-        shingle_size=shingle_size,
-        bands=bands,
-        rows=rows,
-        seed=seed,
-    )
-    n = len(batch)
-    return pa.table(
-        {
-            "idx": batch.column("idx"),
-            "sig": pa.FixedSizeListArray.from_arrays(pa.array(sig16.ravel()), num_perm),
-            "keys": pa.FixedSizeListArray.from_arrays(pa.array(keys.ravel()), bands),
-            "empty": pa.array(empty[:n]),
-        }
-    )
-
-
-def _band_rows(batch: pa.Table, *, bands: int, parts: int) -> pa.Table:
-    """(band, part, key, idx) per band of every text with shingles: the rows Ray groups."""
-    keep = np.logical_not(batch.column("empty").to_numpy(zero_copy_only=False))
-    idx = batch.column("idx").to_numpy()[keep]
-    keys = batch.column("keys").combine_chunks().flatten().to_numpy().reshape(-1, bands)[keep]
-    band = np.repeat(np.arange(bands, dtype=np.int32)[None, :], len(idx), axis=0)
-    return pa.table(
-        {
-            "band": band.ravel(),
-            "part": (keys % np.uint64(parts)).astype(np.int32).ravel(),
-            "key": keys.ravel(),
-            "idx": np.repeat(idx, bands),
-        }
-    )
-
-
-def _group_edges(group: dict) -> dict:
-    """Candidate pairs inside one (band, partition) group, as the local code forms them."""
-    from mathdata.dedup import _bucket_edges
-
-    order = np.argsort(group["idx"], kind="stable")  # texts in index order, as locally
-    idx, keys = group["idx"][order], group["key"][order]
-    u, v = _bucket_edges(keys)
-    return {"u": idx[u].astype(np.int64), "v": idx[v].astype(np.int64)}
-
-
-def _match_batch(batch: pa.Table, *, index_ref) -> pa.Table:
+def _apply_shared(batch: pa.Table, *, fn, shared_ref) -> pa.Table:
     import ray
 
-    from mathdata.decontam import match_rows
+    return fn(batch, **ray.get(shared_ref))  # broadcast: one copy per node in the object store
 
-    index = ray.get(index_ref)  # broadcast: one copy per node in the object store
-    best = match_rows(batch.drop_columns(["pos"]), index)
-    pos = batch.column("pos").to_numpy()
-    items = sorted(best.items())
-    return pa.table(
-        {
-            "pos": pa.array([int(pos[p]) for p, _ in items], pa.int64()),
-            "overlap": pa.array([b[0] for _, b in items], pa.float64()),
-            "shared": pa.array([b[1] for _, b in items], pa.int64()),
-            "ref": pa.array([b[2] for _, b in items], pa.int64()),
-            "method": pa.array([b[3] for _, b in items], pa.string()),
-        }
-    )
+
+class RayExecutor:
+    """pipelines.plan's primitives on Ray Data: `map_batches` over the parts (the shared arguments
+    put in the object store once), `group_reduce` as Ray's groupby + map_groups."""
+
+    name = "ray"
+    distributed = True
+
+    def __init__(self, engine: RayEngine) -> None:
+        self.engine = engine
+
+    def cpus(self) -> int:
+        return self.engine.cpus()
+
+    def map_batches(self, fn, parts: list[pa.Table], /, **shared) -> list[pa.Table]:
+        import ray
+        import ray.data
+
+        ds = ray.data.from_arrow(parts).map_batches(
+            _apply_shared,
+            batch_size=None,
+            batch_format="pyarrow",
+            fn_kwargs={"fn": fn, "shared_ref": ray.put(shared)},
+        )
+        return ray.get(ds.to_arrow_refs())
+
+    def group_reduce(self, parts: list[pa.Table], by: list[str], fn) -> list[pa.Table]:
+        import ray
+        import ray.data
+
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return []
+        ds = ray.data.from_arrow(parts).groupby(by, num_partitions=max(2, 2 * self.cpus()))
+        return ray.get(ds.map_groups(fn, batch_format="numpy").to_arrow_refs())
 
 
 def _write_batch(batch: pa.Table, *, records_dir: str) -> pa.Table:
@@ -296,8 +272,8 @@ class RayEngine:
         # resolved here: the driver's environment (OPENAI_BASE_URL, DAPO_LLM_MODEL, OPENAI_API_KEY)
         # counts, not a worker's, and a missing endpoint fails before any work starts
         settings = settings.resolved()
-        concurrency = max(64, 4 * settings.concurrency)  # the client's semaphore is the real limit
-        actor_cls = ray.remote(num_cpus=0, max_concurrency=concurrency, max_restarts=-1)(_LLMActor)
+        # the client's semaphore is the real limit; the actor takes what the steps keep queued
+        actor_cls = ray.remote(num_cpus=0, max_concurrency=settings.in_flight, max_restarts=-1)(_LLMActor)
         self._actor = actor_cls.remote(settings, str(cache_dir))
         return LLMProxy(self._actor, settings)
 
@@ -355,15 +331,7 @@ class RayEngine:
         return stats
 
     def run_corpus_step(self, step, table):
-        if step.name == "dedup":
-            from mathdata.dedup import dedup
-
-            c = step.config
-            res = dedup(table, threshold=c.threshold, near=c.near, pair_finder=self.near_duplicate_pairs)
-            return res.table, res.report
-        if step.name == "decontaminate":
-            return self.decontaminate(table, step.config)
-        return step.run_table(table)  # a corpus step without a Ray version runs on the driver
+        return step.run_table(table, RayExecutor(self))
 
     def write_records(self, records_dir: Path, table) -> None:
         import ray.data
@@ -384,10 +352,16 @@ class RayEngine:
         """Shards `<split>-0000k-of-0000n.parquet` of each split; {split: [paths]}."""
         import ray.data
 
-        from mathdata.export import ExportError, _difficulty, _kept_with_answers, select_split, split_counts
+        from mathdata.export import (
+            ExportError,
+            difficulty_column,
+            kept_with_answers,
+            select_split,
+            split_counts,
+        )
 
-        _kept_with_answers(kept)  # the same one-line errors as the local export, before any task starts
-        difficulty = _difficulty(kept) is not None  # one schema for every shard
+        kept_with_answers(kept)  # the same one-line errors as the local export, before any task starts
+        difficulty = difficulty_column(kept) is not None  # one schema for every shard
         if not len(kept):
             raise ExportError(
                 "no kept records to export (all rows rejected or the table is empty); nothing was written"
@@ -425,104 +399,3 @@ class RayEngine:
             files.setdefault(r["split"], []).append(Path(r["path"]))
         drop_stale_exports(verl_dir, [p for ps in files.values() for p in ps])
         return files
-
-    # -- dedup and decontamination on the cluster -----------------------------------------------
-
-    def near_duplicate_pairs(
-        self, texts, *, threshold, num_perm, shingle_size, same_numbers=True, seed=1, progress=False
-    ):
-        """mathdata.dedup.near_duplicate_pairs with the sketches and the band grouping on Ray."""
-        import ray
-        import ray.data
-
-        from mathdata.dedup import lsh_params, unique_pairs, verify_pairs
-
-        n = len(texts)
-        bands, rows = lsh_params(threshold, num_perm)
-        cpus = self.cpus()
-        size = max(1_000, math.ceil(n / (4 * cpus)))
-        parts = [
-            pa.table(
-                {"idx": pa.array(np.arange(s, min(n, s + size)), pa.int64()), "text": texts.slice(s, size)}
-            )
-            for s in range(0, n, size)
-        ]
-        sketched = (
-            ray.data.from_arrow(parts)
-            .map_batches(
-                _sketch_batch,
-                batch_size=None,
-                batch_format="pyarrow",
-                fn_kwargs={
-                    "num_perm": num_perm,
-                    "shingle_size": shingle_size,
-                    "bands": bands,
-                    "rows": rows,
-                    "seed": seed,
-                },
-            )
-            .materialize()
-        )
-        # the 16-bit signatures come to the driver: pairs are verified and clusters split there
-        sig_table = pa.concat_tables(ray.get(sketched.select_columns(["idx", "sig"]).to_arrow_refs()))
-        order = np.argsort(sig_table.column("idx").to_numpy())
-        sig16 = sig_table.column("sig").combine_chunks().flatten().to_numpy().reshape(-1, num_perm)[order]
-        # LSH buckets with Ray's groupby: one group per (band, key partition); a bucket never spans groups
-        partitions = max(1, math.ceil(4 * cpus / bands))
-        edges = (
-            sketched.map_batches(
-                _band_rows,
-                batch_size=None,
-                batch_format="pyarrow",
-                fn_kwargs={"bands": bands, "parts": partitions},
-            )
-            .groupby(["band", "part"], num_partitions=max(2, 2 * cpus))
-            .map_groups(_group_edges, batch_format="numpy")
-        )
-        tables = ray.get(edges.to_arrow_refs())
-        tables = [t for t in tables if len(t)]
-        if tables:
-            et = pa.concat_tables(tables)
-            u, v = unique_pairs(et.column("u").to_numpy(), et.column("v").to_numpy(), n)
-        else:
-            u = v = np.zeros(0, dtype=np.int64)
-        u, v, sim, stats = verify_pairs(
-            texts,
-            u,
-            v,
-            sig16,
-            threshold=threshold,
-            same_numbers=same_numbers,
-            stats={"bands": bands, "rows": rows, "engine": "ray", "band_partitions": partitions},
-        )
-        return u, v, sim, stats, sig16
-
-    def decontaminate(self, table, config):
-        import ray
-        import ray.data
-
-        from mathdata.decontam import apply_hits, build_index, kept_texts
-
-        kw = {"n": config.n} if config.n else {}
-        index = build_index(
-            config.benchmarks, fuzzy=config.fuzzy, **kw
-        )  # no LLM judge on Ray: borderline pairs are reported
-        kept, texts = kept_texts(table)
-        if not len(kept):
-            return apply_hits(table, kept, {}, index)
-        texts = texts.append_column("pos", pa.array(np.arange(len(kept)), pa.int64()))
-        size = max(1_000, math.ceil(len(kept) / (2 * self.cpus())))
-        hits = (
-            ray.data.from_arrow(_slices(texts, size))
-            .map_batches(
-                _match_batch,
-                batch_size=None,
-                batch_format="pyarrow",
-                fn_kwargs={"index_ref": ray.put(index)},
-            )
-            .take_all()
-        )
-        best = {
-            int(h["pos"]): (float(h["overlap"]), int(h["shared"]), int(h["ref"]), h["method"]) for h in hits
-        }
-        return apply_hits(table, kept, best, index)

@@ -47,7 +47,7 @@ def offline_steps(cfg=None) -> list:
     validate = cfg.validate_ if cfg else ValidateConfig()
     sections = SimpleNamespace(
         classify=classify,
-        rewrite=rewrite.model_copy(update={"llm": rewrite.llm.model_copy(update={"enabled": False})}),
+        rewrite=rewrite.model_copy(update={"llm": False}),
         validate_=validate.model_copy(
             update={"solver": validate.solver.model_copy(update={"enabled": False})}
         ),

@@ -146,17 +146,11 @@ def read_records(path: str | Path) -> list[dict]:
 
 
 def make_progress():
-    """A rich progress display for stage bars (to stderr, so stdout stays clean for scripts)."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """The stage bars (the toolkit's one progress bar, verifiers.progress), to stderr so stdout
+    stays clean for scripts."""
+    from verifiers.progress import progress_bar
 
-    return Progress(
-        TextColumn("{task.description:<10}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-    )
+    return progress_bar(stderr=True)
 
 
 def summary_table(stats: list[StageStats], title: str = "pipeline summary"):

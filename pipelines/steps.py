@@ -35,7 +35,6 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from pipelines.llm import LLMSettings
 from pipelines.sources.base import Strict
 
 # ---------------------------------------------------------------------------------------------
@@ -52,7 +51,10 @@ class ClassifyConfig(Strict):
 
 class RewriteConfig(Strict):
     rules: bool = True
-    llm: LLMSettings = Field(default_factory=LLMSettings)
+    llm: bool = Field(False, description="rewrite what the rules miss with the `llm:` endpoint")
+    cross_check: bool = Field(
+        False, description="also ask the LLM where a rule succeeded; reject disagreements"
+    )
 
 
 class SolverConfig(Strict):
@@ -67,7 +69,7 @@ class ValidateConfig(Strict):
 
 
 class DifficultyConfig(Strict):
-    """Pass rate of a reference model (the LLM endpoint of `rewrite.llm`) over n samples."""
+    """Pass rate of a reference model (the `llm:` endpoint, model `llm.models.difficulty`) over n samples."""
 
     enabled: bool = False
     n: int = Field(8, ge=1, description="samples per kept problem")
@@ -92,7 +94,7 @@ class DecontamConfig(Strict):
     fuzzy: bool = Field(True, description="character 6-gram and metadata layers (paraphrased copies)")
     judge: bool = Field(
         False,
-        description="ask the rewrite.llm endpoint about borderline fuzzy pairs (pipelines.decontam_judge)",
+        description="ask the `llm:` endpoint (model llm.models.decontam_judge) about borderline fuzzy pairs",
     )
 
 
@@ -112,6 +114,7 @@ class Step:
 
     name: ClassVar[str]
     section: ClassVar[str]
+    report_key: ClassVar[str | None] = None  # key of its report in build.json (default: name)
     scope: ClassVar[Literal["record", "corpus"]] = "record"
     is_async: bool = False
     window: int | None = None  # records in flight for the local runner (None: chunk size)
@@ -127,7 +130,7 @@ class Step:
     def process(self, record: dict):  # record scope
         raise NotImplementedError
 
-    def run_table(self, table):  # corpus scope
+    def run_table(self, table, ex=None):  # corpus scope: `ex` executes its plan (pipelines.plan)
         raise NotImplementedError
 
     def __call__(self, batch: list[dict]) -> list[dict]:
@@ -168,9 +171,9 @@ class RewriteStep(Step):
 
     def __init__(self, config: RewriteConfig, ctx: StepContext | None = None):
         super().__init__(config, ctx)
-        self.llm = self.ctx.llm if config.llm.enabled else None
+        self.llm = self.ctx.llm.for_use("rewrite") if config.llm and self.ctx.llm is not None else None
         self.is_async = self.llm is not None
-        self.window = 4 * config.llm.concurrency if self.llm is not None else None
+        self.window = self.llm.settings.in_flight if self.llm is not None else None
 
     def process(self, record: dict):
         from pipelines.rewrite import rewrite_record, rewrite_record_sync
@@ -178,7 +181,7 @@ class RewriteStep(Step):
         if self.llm is None:
             return rewrite_record_sync(record, use_rules=self.config.rules)
         return rewrite_record(
-            record, self.llm, cross_check=self.config.llm.cross_check, use_rules=self.config.rules
+            record, self.llm, cross_check=self.config.cross_check, use_rules=self.config.rules
         )
 
 
@@ -189,9 +192,11 @@ class ValidateStep(Step):
 
     def __init__(self, config: ValidateConfig, ctx: StepContext | None = None):
         super().__init__(config, ctx)
-        self.llm = self.ctx.llm if config.solver.enabled else None
+        self.llm = (
+            self.ctx.llm.for_use("solver") if config.solver.enabled and self.ctx.llm is not None else None
+        )
         self.is_async = self.llm is not None
-        self.window = 64 if self.llm is not None else None
+        self.window = self.llm.settings.in_flight if self.llm is not None else None
 
     def process(self, record: dict):
         from pipelines.validate import check_record, validate_record
@@ -214,7 +219,7 @@ class DifficultyStep(Step):
 
     def __init__(self, config: DifficultyConfig, ctx: StepContext | None = None):
         super().__init__(config, ctx)
-        self.llm = self.ctx.llm if config.enabled else None
+        self.llm = self.ctx.llm.for_use("difficulty") if config.enabled and self.ctx.llm is not None else None
         self.is_async = True
         self.window = 16
 
@@ -238,10 +243,19 @@ class DedupStep(Step):
 
     name, section, Config, scope = "dedup", "dedup", DedupConfig, "corpus"
 
-    def run_table(self, table):
+    def run_table(self, table, ex=None):
+        """mathdata's dedup; on a distributed executor its near-pair search runs as the plan of
+        pipelines.corpus_plans (sketch map, band group-reduce, driver verification)."""
+        from functools import partial
+
         from mathdata.dedup import dedup
 
-        res = dedup(table, threshold=self.config.threshold, near=self.config.near)
+        finder = None
+        if ex is not None and ex.distributed:
+            from pipelines.corpus_plans import near_duplicate_pairs
+
+            finder = partial(near_duplicate_pairs, ex)
+        res = dedup(table, threshold=self.config.threshold, near=self.config.near, pair_finder=finder)
         return res.table, res.report
 
 
@@ -249,8 +263,15 @@ class DecontamStep(Step):
     """N-gram overlap with evaluation sets (AIME, AMC, MATH-500): `contaminated:<bench>:<item>`."""
 
     name, section, Config, scope = "decontaminate", "decontaminate", DecontamConfig, "corpus"
+    report_key = "decontam"
 
-    def run_table(self, table):
+    def run_table(self, table, ex=None):
+        """mathdata's decontamination; on a distributed executor, the plan of pipelines.corpus_plans
+        (index on the driver, matching by map_batches; no LLM judge there: borderline pairs are reported)."""
+        if ex is not None and ex.distributed:
+            from pipelines.corpus_plans import decontaminate as plan
+
+            return plan(ex, table, self.config)
         from mathdata.decontam import decontaminate
 
         kw = {"n": self.config.n} if self.config.n else {}
@@ -258,7 +279,7 @@ class DecontamStep(Step):
         if self.config.judge and self.ctx.llm is not None:
             from pipelines.decontam_judge import llm_judge
 
-            judge = llm_judge(self.ctx.llm)
+            judge = llm_judge(self.ctx.llm.for_use("decontam_judge"))
         return decontaminate(
             table, references=self.config.benchmarks, fuzzy=self.config.fuzzy, judge=judge, **kw
         )

@@ -86,5 +86,5 @@ def make_batch(groups: list[Group], pad_id: int, *, overlong_filter: bool) -> Ba
         engine_logp=logp,
         group=torch.tensor([g for g, _, _ in samples]),
         truncated=truncated,
-        acc=torch.tensor([sc.acc for _, _, sc in samples]),
+        acc=torch.tensor([bool(sc.acc) for _, _, sc in samples]),
     )

@@ -24,14 +24,6 @@ import torch
 from mathdata.files import atomic_write, make_readable
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write(path, text)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    atomic_write(path, data)
-
-
 def rng_state() -> dict:
     s = {"torch": torch.get_rng_state(), "python": random.getstate(), "numpy": np.random.get_state()}
     if torch.cuda.is_available() and torch.cuda.is_initialized():
@@ -79,7 +71,7 @@ def save_checkpoint(
     make_readable(tmp)  # safetensors writes 0600; a shared run directory must be readable
     shutil.rmtree(final, ignore_errors=True)
     os.replace(tmp, final)
-    atomic_write_text(root / "latest", final.name)
+    atomic_write(root / "latest", final.name)
     for old in sorted(p for p in root.glob("step-*") if p.is_dir())[:-keep]:
         shutil.rmtree(old, ignore_errors=True)
     return final

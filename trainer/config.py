@@ -8,7 +8,6 @@ config wastes a whole run.
 from __future__ import annotations
 
 import copy
-import difflib
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +15,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from mathdata.configs import (  # ConfigError: part of this module's API
+    ConfigError,
+    did_you_mean,
+    read_yaml_mapping,
+)
 from trainer.algorithms import ALGORITHMS, DUAL_CLIP, NAMES, OWNED_KEYS
 from trainer.algorithms import preset as algorithm_preset
 from trainer.objective import AGG_MODES
@@ -169,8 +173,8 @@ class AlgoConfig(_Strict):
     def _override_names_algo_keys(cls, keys: list[str]) -> list[str]:
         unknown = [k for k in keys if k not in ALGORITHM_KEYS]
         if unknown:
-            close = difflib.get_close_matches(unknown[0], ALGORITHM_KEYS, n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]!r}?" if close else f"write one of {', '.join(ALGORITHM_KEYS)}"
+            close = did_you_mean(unknown[0], ALGORITHM_KEYS)
+            hint = f"did you mean {close!r}?" if close else f"write one of {', '.join(ALGORITHM_KEYS)}"
             raise ValueError(
                 f"algo.override names {unknown[0]!r}, which is not an algorithm key (a key some preset sets); "
                 f"{hint}. Other algo keys are options any config may set without override"
@@ -485,10 +489,6 @@ ALIASES = {
 }
 
 
-class ConfigError(ValueError):
-    """A config that cannot run, with the fix in the message."""
-
-
 def _deep_merge(base: dict, over: dict) -> dict:
     out = copy.deepcopy(base)
     for k, v in over.items():
@@ -519,13 +519,9 @@ def _explain(err: ValidationError, source: str) -> str:
             if leaf in ALIASES:
                 hint = f"write {ALIASES[leaf]} instead"
             else:
-                close = difflib.get_close_matches(loc, known, n=1, cutoff=0.6) or difflib.get_close_matches(
-                    leaf, [k.split(".")[-1] for k in known], n=1, cutoff=0.6
-                )
+                close = did_you_mean(loc, known) or did_you_mean(leaf, [k.split(".")[-1] for k in known])
                 hint = (
-                    f"did you mean {close[0]!r}?"
-                    if close
-                    else "remove it (see trainer/config.py for the keys)"
+                    f"did you mean {close!r}?" if close else "remove it (see trainer/config.py for the keys)"
                 )
             lines.append(f"  unknown key {loc!r}: {hint}")
         else:
@@ -556,17 +552,7 @@ def build_config(
 
 def _read_yaml_file(path: str | Path) -> dict[str, Any]:
     """A config file's top-level mapping, or a ConfigError naming the file and the fix."""
-    try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except FileNotFoundError:
-        raise ConfigError(f"config file {path} not found") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path} is not valid YAML: {e}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"{path}: the top level must be a mapping of sections (model, data, rollout, algo, optim, train)"
-        )
-    return data
+    return read_yaml_mapping(path, expected="sections (model, data, rollout, algo, optim, train)")
 
 
 def _algo_section(data: dict) -> dict[str, Any]:
@@ -723,9 +709,9 @@ def config_yaml(cfg: Config, sources: dict[str, str] | None = None) -> str:
 
 def dump_config(cfg: Config, path: str | Path) -> None:
     """Write the resolved config next to a run, atomically."""
-    from trainer.checkpoint import atomic_write_text
+    from mathdata.files import atomic_write
 
-    atomic_write_text(Path(path), config_yaml(cfg))
+    atomic_write(Path(path), config_yaml(cfg))
 
 
 # Keys a resumed run may change without a flag: how long it runs, where and how it logs, saves and

@@ -30,7 +30,7 @@ DEMO_CORPUS = {
         },
         {"kind": "synthetic", "n": 400, "seed": 1, "kinds": ["add", "sub"], "difficulty": 1, "split": "test"},
     ],
-    "rewrite": {"rules": False, "llm": {"enabled": False}},
+    "rewrite": {"rules": False, "llm": False},
     "validate": {"consistency": True},
     "dedup": {"enabled": True, "near": False},
     "decontaminate": {"enabled": False},
@@ -146,9 +146,9 @@ def run(
         "plots": [str(plot)],
         "wall_seconds": wall,
     }
-    from trainer.checkpoint import atomic_write_text
+    from mathdata.files import atomic_write
 
-    atomic_write_text(out / "report.json", json.dumps(report, indent=1))
+    atomic_write(out / "report.json", json.dumps(report, indent=1))
     print_table(report, console)
     return report
 

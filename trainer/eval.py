@@ -121,7 +121,7 @@ def evaluate(
             a = [s.acc for s in sc]
             accs.append(sum(a) / k)
             passes.append(pass_at_k(k, sum(a), k))
-            cons.append(majority_correct([s.pred for s in sc], a))
+            cons.append(majority_correct([s.extracted for s in sc], a))
             lens += [len(s.response_ids) for s in samples]
             trunc += [s.truncated for s in samples]
             groups.append(Group(p, samples, sc))

@@ -23,10 +23,10 @@ class MetricsLog:
         if resume_step is None:
             self.path.write_text("")
         elif self.path.exists():
-            from trainer.checkpoint import atomic_write_text
+            from mathdata.files import atomic_write
 
             keep = [r for r in read_metrics(self.path) if r.get("step", 0) <= resume_step]
-            atomic_write_text(self.path, "".join(json.dumps(r) + "\n" for r in keep))
+            atomic_write(self.path, "".join(json.dumps(r) + "\n" for r in keep))
         self._f = self.path.open("a")
         self.tb = None
         if tensorboard:
@@ -86,7 +86,7 @@ def rollout_metrics(rb, batch) -> dict:
         "response_length_mean": sum(lens) / len(lens),
         "response_length_max": max(lens),
         "truncation_ratio": sum(s.truncated for s, _ in gen) / len(gen),
-        "overlong_penalty_mean": sum(sc.overlong_penalty for _, sc in gen) / len(gen),
+        "length_penalty_mean": sum(sc.length_penalty for _, sc in gen) / len(gen),
         "gen_batches": rb.gen_batches,
         "filtered_share": rb.filtered / max(len(rb.generated), 1),
         "groups_trained": len(rb.groups),
@@ -99,17 +99,7 @@ def rollout_metrics(rb, batch) -> dict:
 
 
 def progress_bar(enabled: bool):
-    """The rich progress bar of `dapo train` / `dapo sft` (disabled: prints nothing)."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    """The progress bar of `dapo train` / `dapo sft` (the toolkit's one, verifiers.progress)."""
+    from verifiers.progress import progress_bar as bar
 
-    return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TimeRemainingColumn(), TextColumn("{task.fields[info]}"), disable=not enabled,
-    )  # fmt: skip
+    return bar(enabled, eta=True, info=True)

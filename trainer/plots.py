@@ -53,7 +53,7 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from trainer.checkpoint import atomic_write_bytes
+    from mathdata.files import atomic_write
     from trainer.metrics import read_metrics
 
     run_dir = Path(run_dir)
@@ -87,5 +87,5 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
-    atomic_write_bytes(out, buf.getvalue())
+    atomic_write(out, buf.getvalue())
     return out

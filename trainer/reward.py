@@ -1,31 +1,24 @@
-"""Rewards for sampled groups: correctness +1/-1 from `verifiers`, plus the soft overlong punishment by config.
+"""Rewards for sampled groups: the verifier's `RewardResult` per response, shaped by the verifier.
 
-The overlong shaping is decided here and only here: `verifiers.dapo_reward` reports correctness
-(`acc`) and the length penalty (`overlong_penalty`) separately, and the training reward is
-`+1/-1` plus the penalty when `algo.overlong_penalty` is on, `+1/-1` alone when it is off. (The
-overlong *filter*, which zeroes a truncated response's loss, is a mask: trainer/batch.py.)
-Lengths are counted in tokens (the response ids, EOS included), as the DAPO paper does.
+The trainer does not shape rewards: `verifiers.dapo_reward` returns the training reward (`score`:
++1/-1, plus DAPO's soft overlong punishment R_len when `algo.overlong_penalty` is on) together with
+correctness (`acc`) and R_len itself (`length_penalty`, reported either way). (The overlong
+*filter*, which zeroes a truncated response's loss, is a mask: trainer/batch.py.) Lengths are
+counted in tokens (the response ids, EOS included), as the DAPO paper does.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from trainer.rollout import Sample
+from verifiers.reward import RewardResult
 
-
-@dataclass
-class Scored:
-    score: float  # the training reward: correctness +1/-1, plus the overlong penalty when enabled
-    acc: bool
-    pred: str | None
-    overlong_penalty: float  # R_len in [-1, 0], reported whether or not it enters `score`
+__all__ = ["RewardResult", "reward_from_dict", "score_samples"]
 
 
 def score_samples(
     samples: list[Sample], gold: str, *, max_len: int, cache_len: int, overlong_penalty: bool = True
-) -> list[Scored]:
-    """Score one group against its gold answer."""
+) -> list[RewardResult]:
+    """Score one group against its gold answer (`overlong_penalty`: algo.overlong_penalty)."""
     import sys
 
     from verifiers import dapo_reward
@@ -34,17 +27,23 @@ def score_samples(
     # progress lines a second time when it exits, so hand it empty buffers.
     sys.stdout.flush()
     sys.stderr.flush()
-    out = []
-    for s in samples:
-        r = dapo_reward(
+    return [
+        dapo_reward(
             s.text,
             gold,
             max_len=max_len,
             cache_len=cache_len,
             length=len(s.response_ids),
             truncated=s.truncated,
+            overlong_penalty=overlong_penalty,
         )
-        pen = float(r.overlong_penalty)
-        score = (1.0 if r.acc else -1.0) + (pen if overlong_penalty else 0.0)
-        out.append(Scored(score=score, acc=bool(r.acc), pred=r.extracted, overlong_penalty=pen))  # as read
-    return out
+        for s in samples
+    ]
+
+
+def reward_from_dict(d: dict) -> RewardResult:
+    """A `RewardResult` from its `asdict` form, also from a checkpoint written before the trainer used it
+    (fields score, acc, pred, overlong_penalty; no reason)."""
+    if "length_penalty" in d:
+        return RewardResult(**d)
+    return RewardResult(float(d["score"]), float(d["acc"]), d["pred"], "", float(d["overlong_penalty"]))

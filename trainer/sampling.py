@@ -30,7 +30,7 @@ import torch
 
 from trainer import distributed as D
 from trainer.data import Prompt, PromptSampler
-from trainer.reward import Scored
+from trainer.reward import RewardResult, reward_from_dict
 from trainer.rollout import RolloutEngine, Sample
 
 
@@ -38,7 +38,7 @@ from trainer.rollout import RolloutEngine, Sample
 class Group:
     prompt: Prompt
     samples: list[Sample]
-    scores: list[Scored]
+    scores: list[RewardResult]
 
     @property
     def rewards(self) -> list[float]:
@@ -80,7 +80,7 @@ class DynamicSamplingError(RuntimeError):
     pass
 
 
-ScoreFn = Callable[[list[Sample], str], list[Scored]]
+ScoreFn = Callable[[list[Sample], str], list[RewardResult]]
 
 
 def collect(
@@ -253,7 +253,9 @@ class SurplusBuffer:
     def load_state_dict(self, state: list[dict] | None) -> None:
         self.groups = [
             Group(
-                Prompt(**d["prompt"]), [Sample(**s) for s in d["samples"]], [Scored(**c) for c in d["scores"]]
+                Prompt(**d["prompt"]),
+                [Sample(**s) for s in d["samples"]],
+                [reward_from_dict(c) for c in d["scores"]],
             )
             for d in state or []
         ]

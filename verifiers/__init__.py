@@ -31,7 +31,7 @@ from verifiers.check import Verdict, check, is_equivalent
 from verifiers.extract import Extraction, extract  # the one answer policy (shadows the module name)
 from verifiers.format_checks import FormatReport, format_report
 from verifiers.normalize import canonical_integer, normalize
-from verifiers.reward import RewardResult, dapo_reward, overlong_penalty
+from verifiers.reward import RewardResult, dapo_reward, length_penalty
 from verifiers.symbolic import warmup
 from verifiers.trl import dapo_trl_reward, make_trl_reward
 from verifiers.verl import compute_score
@@ -53,9 +53,9 @@ __all__ = [
     "extract",
     "format_report",
     "is_equivalent",
+    "length_penalty",
     "make_trl_reward",
     "normalize",
-    "overlong_penalty",
     "score_batch",
     "warmup",
 ]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from verifiers.reward import RewardResult, dapo_reward
+from verifiers.reward import RewardResult, dapo_reward, shaped_result
 
 MAX_ROUNDS = 6
 
@@ -69,11 +69,13 @@ def score_batch(
     cuts = [bool(c) for c in cut_off] if cut_off is not None else [False] * len(completions)
     results = _score(completions, golds, cuts, workers, timeout, chunk_size, on_progress, reward_kwargs)
     if judge is not None:
-        _judge_results(results, golds, questions, judge)
+        _judge_results(results, golds, questions, judge, reward_kwargs.get("overlong_penalty", True))
     return results
 
 
-def _judge_results(results: list[RewardResult], golds, questions, judge) -> None:
+def _judge_results(
+    results: list[RewardResult], golds, questions, judge, overlong_penalty: bool = True
+) -> None:
     """Ask the judge about every rules mismatch with an extracted answer; update in place."""
     from verifiers.judge import get_judge, judgeable
 
@@ -85,17 +87,7 @@ def _judge_results(results: list[RewardResult], golds, questions, judge) -> None
     ]
     for i, jr in zip(todo, j.ask_many(asks), strict=True):
         r = results[i]
-        ok = jr.equivalent
-        results[i] = RewardResult(
-            (1.0 if ok else -1.0) + r.overlong_penalty,
-            1.0 if ok else 0.0,
-            r.pred,
-            jr.reason,
-            r.overlong_penalty,
-            r.extracted,
-            r.gold,
-            r.valid,
-        )
+        results[i] = shaped_result(jr.equivalent, r.pred, jr.reason, r.length_penalty, overlong_penalty, r)
 
 
 def _score(

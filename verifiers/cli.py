@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import typer
@@ -19,17 +18,11 @@ def _load_jsonl(path: Path) -> tuple[list[str], list[str]]:
     """(completions, golds) from {completion, gold} lines; errors name the line and the fix."""
     if not path.is_file():
         _fail(f"{path}: no such file")
+    from verifiers.files import iter_jsonl
+
     completions, golds = [], []
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                _fail(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})")
-            if not isinstance(row, dict):
-                _fail(f"{path}:{lineno}: expected a JSON object with 'completion' and 'gold'")
+    try:
+        for lineno, row in iter_jsonl(path):
             missing = [k for k in ("completion", "gold") if k not in row]
             if missing:
                 _fail(
@@ -38,22 +31,9 @@ def _load_jsonl(path: Path) -> tuple[list[str], list[str]]:
                 )
             completions.append(str(row["completion"]))
             golds.append(str(row["gold"]))
+    except ValueError as e:
+        _fail(str(e))
     return completions, golds
-
-
-def _write_jsonl_atomic(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # like mathdata.files.atomic_write (verifiers imports nothing of ours): mode 0o666 minus the umask
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def verify(
@@ -80,15 +60,12 @@ def verify(
 
     from collections import Counter
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from verifiers.batch import score_batch
+    from verifiers.progress import progress_bar
 
     completions, golds = _load_jsonl(file)
-    with Progress(
-        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    ) as bar:
-        task = bar.add_task("score", total=len(completions))
+    with progress_bar(console=console) as bar:
+        task = bar.add_task("scoring", total=len(completions))
         results = score_batch(
             completions, golds, workers=workers, timeout=timeout, on_progress=lambda n: bar.advance(task, n)
         )
@@ -98,13 +75,13 @@ def verify(
     reasons = Counter(r.reason for r in results)
     console.print("reasons: " + ", ".join(f"{k}={v}" for k, v in reasons.most_common()), highlight=False)
     if out is not None:
-        _write_jsonl_atomic(
-            out,
-            [
-                {"index": i, "acc": r.acc, "score": r.score, "pred": r.pred, "reason": r.reason}
-                for i, r in enumerate(results)
-            ],
-        )
+        from verifiers.files import atomic_write
+
+        rows = [
+            {"index": i, "acc": r.acc, "score": r.score, "pred": r.pred, "reason": r.reason}
+            for i, r in enumerate(results)
+        ]
+        atomic_write(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
         console.print(f"wrote {out}")
 
 

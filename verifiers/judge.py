@@ -82,22 +82,32 @@ class JudgeConfig:
         return cls(**cfg)
 
     def resolved(self) -> JudgeConfig:
-        base_url = self.base_url or os.environ.get("OPENAI_BASE_URL")
-        model = self.model or os.environ.get("DAPO_JUDGE_MODEL")
-        missing = [
-            n
-            for n, v in (
-                ("base_url (or env OPENAI_BASE_URL)", base_url),
-                ("model (or env DAPO_JUDGE_MODEL)", model),
-            )
-            if not v
-        ]
-        if missing:
-            raise ValueError(f"judge is configured but {' and '.join(missing)} is not set")
+        from verifiers.llm import resolve_endpoint
+
+        base_url, model, api_key = resolve_endpoint(
+            self.base_url, self.model, self.api_key, model_env="DAPO_JUDGE_MODEL", what="judge"
+        )
         if self.call_timeout_s <= 0 or self.concurrency < 1 or self.max_retries < 0:
             raise ValueError("judge: need call_timeout_s > 0, concurrency >= 1, max_retries >= 0")
-        api_key = self.api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
         return JudgeConfig(**{**asdict(self), "base_url": base_url, "model": model, "api_key": api_key})
+
+    def llm_settings(self):
+        """The toolkit's one client (verifiers.llm) configured as this judge: its retries, budget
+        (`max_calls` requests) and concurrency."""
+        from verifiers.llm import LLMSettings
+
+        return LLMSettings(
+            base_url=self.base_url,
+            model=self.model,
+            api_key=self.api_key,
+            concurrency=self.concurrency,
+            timeout_s=self.call_timeout_s,
+            max_retries=self.max_retries,
+            backoff_s=self.backoff_s,
+            max_requests=self.max_calls,
+            max_tokens=4,  # YES or NO: one word (one token for most tokenizers, a few for some)
+            temperature=0.0,
+        )
 
 
 @dataclass(frozen=True)
@@ -139,28 +149,6 @@ class _Cache:
             self._db.close()
 
 
-def _retryable(exc: BaseException) -> bool:
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code == 429 or exc.status_code >= 500
-    return isinstance(
-        exc,
-        openai.APITimeoutError | openai.APIConnectionError | openai.APIResponseValidationError | ValueError,
-    )
-
-
-def _retry_after(exc: BaseException | None) -> float | None:
-    response = getattr(exc, "response", None)
-    if response is None:
-        return None
-    value = response.headers.get("retry-after")
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
-
-
 def read_verdict(text: str) -> str:
     """`judge_match` for YES, `judge_mismatch` for NO, `judge_garbage` for anything else."""
     word = text.strip().strip("*`'\".:!").strip().upper()
@@ -171,18 +159,14 @@ def read_verdict(text: str) -> str:
     return "judge_garbage"
 
 
-class _OutOfTime(Exception):
-    pass
-
-
 class Judge:
     """Asks the endpoint; see the module docstring. Thread-safe; `calls` counts requests sent."""
 
     def __init__(self, config: JudgeConfig | dict) -> None:
+        from verifiers.llm import LLMClient
+
         self.config = JudgeConfig.of(config).resolved()
-        self.calls = 0
-        self._lock = threading.Lock()
-        self._client = None
+        self.client = LLMClient(self.config.llm_settings())
         self._cache = _Cache(self.config.cache_dir) if self.config.cache_dir else None
 
     def key(self, question: str, gold: str, pred: str) -> str:
@@ -192,25 +176,10 @@ class Judge:
             h.update(b"\x00")
         return h.hexdigest()
 
-    def _spend(self) -> bool:
-        with self._lock:
-            if self.config.max_calls is not None and self.calls >= self.config.max_calls:
-                return False
-            self.calls += 1
-            return True
-
-    def _client_(self):
-        with self._lock:
-            if self._client is None:
-                import openai
-
-                self._client = openai.OpenAI(
-                    base_url=self.config.base_url,
-                    api_key=self.config.api_key,
-                    max_retries=0,  # tenacity owns retries, inside the call budget
-                    timeout=self.config.call_timeout_s,
-                )
-            return self._client
+    @property
+    def calls(self) -> int:
+        """Requests sent by this Judge, retries included (what `max_calls` bounds)."""
+        return self.client.usage["requests"]
 
     def ask(self, question: str | None, gold: str, pred: str) -> JudgeResult:
         """Judge one (question, gold, extracted answer). Never raises, never outlives the call budget
@@ -225,10 +194,14 @@ class Judge:
             hit = self._cache.get(key)
             if hit is not None:
                 return JudgeResult(hit == "judge_match", hit, cached=True)
+        from verifiers.llm import BudgetExceeded, OutOfTime
+
         try:
             text = self._request(question, gold, pred)
-        except _OutOfTime as e:
-            return JudgeResult(False, str(e) or "judge_timeout", detail="call budget spent")
+        except OutOfTime:
+            return JudgeResult(False, "judge_timeout", detail="call budget spent")
+        except BudgetExceeded:
+            return JudgeResult(False, "judge_budget", detail="call budget spent")
         except Exception as e:  # an endpoint that keeps failing: the rules' verdict stands
             return JudgeResult(False, "judge_error", detail=f"{type(e).__name__}: {str(e)[:200]}")
         reason = read_verdict(text)
@@ -239,10 +212,6 @@ class Judge:
         return JudgeResult(reason == "judge_match", reason)
 
     def _request(self, question: str, gold: str, pred: str) -> str:
-        from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
-
-        deadline = time.monotonic() + self.config.call_timeout_s
-        client = self._client_()
         messages = [
             {"role": "system", "content": SYSTEM},
             {
@@ -250,49 +219,10 @@ class Judge:
                 "content": USER.format(question=question or "(not given)", gold=gold, pred=pred),
             },
         ]
-        backoff = wait_exponential_jitter(
-            multiplier=self.config.backoff_s, jitter=self.config.backoff_s, max=5
-        )
-
-        def wait(state) -> float:
-            exc = state.outcome.exception() if state.outcome else None
-            after = _retry_after(exc)
-            w = after if after is not None else backoff(state)
-            if time.monotonic() + w >= deadline:
-                raise _OutOfTime("judge_timeout")
-            return w
-
-        retrying = Retrying(
-            stop=stop_after_attempt(self.config.max_retries + 1),
-            wait=wait,
-            retry=retry_if_exception(_retryable),
-            reraise=True,
-        )
-        for attempt in retrying:
-            with attempt:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise _OutOfTime("judge_timeout")
-                if not self._spend():
-                    raise _OutOfTime("judge_budget")
-                data = client.with_options(timeout=left).post(
-                    "/chat/completions",
-                    cast_to=dict,
-                    body={
-                        "model": self.config.model,
-                        "messages": messages,
-                        "temperature": 0.0,
-                        "max_tokens": 4,  # YES or NO: one word (one token for most tokenizers, a few for some)
-                        **self.config.extra,
-                    },
-                )
-                try:
-                    text = data["choices"][0]["message"]["content"]
-                except (KeyError, IndexError, TypeError) as e:
-                    raise ValueError(f"malformed chat completion body: {type(e).__name__} {e}") from e
-                if not isinstance(text, str):
-                    raise ValueError("malformed chat completion body: content is not a string")
-        return text
+        c = self.client.settings
+        body = {"model": c.model, "messages": messages, "temperature": 0.0, "max_tokens": c.max_tokens}
+        deadline = time.monotonic() + self.config.call_timeout_s
+        return self.client.send_sync({**body, **self.config.extra}, deadline=deadline).text
 
     def ask_many(self, items: Sequence[tuple[str | None, str, str]]) -> list[JudgeResult]:
         """`ask` for every (question, gold, pred), `concurrency` at a time, in order."""
@@ -302,8 +232,7 @@ class Judge:
             return list(ex.map(lambda it: self.ask(*it), items))
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
+        self.client.close()
         if self._cache is not None:
             self._cache.close()
 

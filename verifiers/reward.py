@@ -12,22 +12,38 @@ CHARS_PER_TOKEN = 4  # fallback when the caller has no token count: ~4 character
 
 @dataclass(frozen=True)
 class RewardResult:
-    """score: what the trainer adds up; acc: 1.0/0.0 correctness; reason: check's slug; pred: what
-    was compared (None: no answer); extracted / gold: the answer and the gold as the policy read
-    them (for logs); valid: False when the gold is at fault (`gold_invalid`), so the 0 is not the
-    policy's."""
+    """score: the training reward (+1/-1, plus `length_penalty` unless the caller turned the
+    overlong penalty off); acc: 1.0/0.0 correctness; pred: what was compared (None: no answer);
+    reason: check's slug; length_penalty: DAPO's R_len in [-1, 0], reported whether or not it
+    entered `score`; extracted / gold: the answer and the gold as the policy read them (for logs);
+    valid: False when the gold is at fault (`gold_invalid`), so the 0 is not the policy's."""
 
     score: float
     acc: float
     pred: str | None
     reason: str
-    overlong_penalty: float
+    length_penalty: float
     extracted: str | None = None
     gold: str | None = None
     valid: bool = True
 
 
-def overlong_penalty(length: int, max_len: int | None, cache_len: int | None) -> float:
+def shaped_result(
+    equivalent: bool,
+    pred: str | None,
+    reason: str,
+    length_pen: float,
+    overlong_penalty: bool = True,
+    read: Verdict | RewardResult | None = None,
+) -> RewardResult:
+    """The one place the reward is shaped: +1/-1 for the verdict, plus R_len when `overlong_penalty`.
+    `read` carries what the policy read (extracted answer, gold, gold validity) into the result."""
+    score = (1.0 if equivalent else -1.0) + (length_pen if overlong_penalty else 0.0)
+    extracted, gold, valid = (read.extracted, read.gold, read.valid) if read is not None else (None, None, True)
+    return RewardResult(score, 1.0 if equivalent else 0.0, pred, reason, length_pen, extracted, gold, valid)
+
+
+def length_penalty(length: int, max_len: int | None, cache_len: int | None) -> float:
     """R_len: 0 up to Lmax - Lcache, then linear down to -1 at Lmax, and -1 beyond."""
     if max_len is None or cache_len is None:
         return 0.0
@@ -60,6 +76,7 @@ def dapo_reward(
     judge=None,
     question: str | None = None,
     cut_off: bool = False,
+    overlong_penalty: bool = True,
 ) -> RewardResult:
     """Score one completion the DAPO way.
 
@@ -70,17 +87,15 @@ def dapo_reward(
     rules say "not equivalent" about an extracted answer; `question` is shown to it.
     `cut_off` (graded as written, e.g. by `dapo eval`): the response stopped at the token limit, so
     only an answer line or a box is read from it (verifiers.extract).
+    `overlong_penalty=False` leaves R_len out of `score` (it is still reported as `length_penalty`).
     """
     if truncated:
         v = Verdict(False, "truncated", None)
     else:
         v = apply_judge(check(completion, gold, timeout=timeout, cut_off=cut_off), question, gold, judge)
     n = estimate_tokens(completion) if length is None else length
-    pen = overlong_penalty(n, max_len, cache_len)
-    ok = v.equivalent
-    return RewardResult(
-        (1.0 if ok else -1.0) + pen, 1.0 if ok else 0.0, v.pred, v.reason, pen, v.extracted, v.gold, v.valid
-    )
+    pen = length_penalty(n, max_len, cache_len)
+    return shaped_result(v.equivalent, v.pred, v.reason, pen, overlong_penalty, v)
 
 
 def apply_judge(verdict: Verdict, question: str | None, gold: str, judge) -> Verdict:

@@ -40,7 +40,7 @@ def compute_score(
         "acc": best.acc,
         "pred": best.pred,  # None: the response has no answer
         "reason": best.reason,
-        "overlong_penalty": best.overlong_penalty,
+        "length_penalty": best.length_penalty,
         "extracted": best.extracted,
         "gold": best.gold,
         "valid": best.valid,

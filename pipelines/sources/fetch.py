@@ -31,9 +31,6 @@ class FetchError(RuntimeError):
     """A page could not be had: disallowed, missing offline, or failed after retries."""
 
 
-_atomic_write = atomic_write  # the toolkit's one helper (mathdata.files)
-
-
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, httpx.HTTPStatusError):
         return exc.response.status_code in RETRY_STATUS
@@ -133,8 +130,8 @@ class Fetcher:
         if path is None:
             return
         meta = {"url": url, "status": status, "retrieved_at": datetime.now(UTC).isoformat()}
-        _atomic_write(path.with_suffix(".json"), json.dumps(meta).encode())
-        _atomic_write(path, text.encode("utf-8"))
+        atomic_write(path.with_suffix(".json"), json.dumps(meta).encode())
+        atomic_write(path, text.encode("utf-8"))
 
     # ---- network -----------------------------------------------------------------------
 

@@ -57,19 +57,10 @@ class ImportDataError(ValueError):
 
 
 def _rows_jsonl(path: Path) -> Iterator[tuple[str, dict]]:
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ImportDataError(f"{path}:{lineno}: not valid JSON ({e.msg} at column {e.colno})") from e
-            if not isinstance(row, dict):
-                raise ImportDataError(
-                    f"{path}:{lineno}: expected a JSON object per line, got {type(row).__name__}"
-                )
-            yield f"{path}:{lineno}", row
+    from verifiers.files import iter_jsonl
+
+    for lineno, row in iter_jsonl(path, error=ImportDataError):
+        yield f"{path}:{lineno}", row
 
 
 def _rows_json(path: Path) -> Iterator[tuple[str, dict]]:

@@ -36,9 +36,9 @@ def main() -> None:
     rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
     result = json.dumps({"rows": rows, "out": str(out)})
     if len(sys.argv) > 2:
-        from trainer.checkpoint import atomic_write_text
+        from mathdata.files import atomic_write
 
-        atomic_write_text(Path(sys.argv[2]), result)
+        atomic_write(Path(sys.argv[2]), result)
     print("RESULT_JSON: " + result, flush=True)
 
 

@@ -43,8 +43,8 @@ def _synthetic(n: int = 60) -> dict:
             "unknown key 'dedupe' in (top level): did you mean 'dedup'?",
         ),
         (
-            {"sources": [_synthetic()], "rewrite": {"llm": {"concurency": 4}}},
-            "unknown key 'concurency' in rewrite.llm: did you mean 'concurrency'?",
+            {"sources": [_synthetic()], "llm": {"concurency": 4}},
+            "unknown key 'concurency' in llm: did you mean 'concurrency'?",
         ),
         ({"sources": [{"kind": "scrape"}]}, "sources[0]: kind must be one of aops, import, synthetic"),
         ({"sources": [{"n": 3}]}, "sources[0]: add `kind: aops | import | synthetic`"),
@@ -63,7 +63,7 @@ def test_config_errors_name_the_key_and_the_fix(tmp_path, cfg, message):
 
 
 def test_config_file_problems(tmp_path):
-    with pytest.raises(ConfigError, match="no such config file"):
+    with pytest.raises(ConfigError, match="config file .* not found"):
         load_config(tmp_path / "missing.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("sources: [unclosed\n")
@@ -159,9 +159,8 @@ def test_build_with_llm_and_solver_against_scripted_server(server, tmp_path):
     cfg = {
         "name": "llm-test",
         "sources": [{"kind": "import", "name": "tiny", "path": str(data)}, _synthetic(4)],
-        "rewrite": {
-            "llm": {"enabled": True, "base_url": server.base_url, "model": "scripted", "backoff_s": 0.01}
-        },
+        "llm": {"base_url": server.base_url, "model": "scripted", "backoff_s": 0.01},
+        "rewrite": {"llm": True},
         "validate": {"solver": {"enabled": True, "k": 3}},
         "dedup": {"near": False},
     }
@@ -289,7 +288,7 @@ def test_no_test_id_reaches_a_training_file(tmp_path):
                 {"kind": "synthetic", "n": 40, "seed": 0, "kinds": ["add", "sub"], "split": "train"},
                 {"kind": "synthetic", "n": 15, "seed": 1, "kinds": ["add", "sub"], "split": "test"},
             ],
-            "rewrite": {"rules": False, "llm": {"enabled": False}},
+            "rewrite": {"rules": False, "llm": False},
             "decontaminate": {"enabled": False},
         },
     )
@@ -341,3 +340,46 @@ def test_an_empty_source_file_is_named_and_nothing_is_written(tmp_path):
     with pytest.raises(ConfigError, match="no records: every source is empty \\(synthetic n=0\\)"):
         build(cfg, tmp_path / "out", progress=False)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_old_rewrite_llm_section_still_reads_with_a_one_line_deprecation(capsys):
+    """`rewrite: {llm: {enabled, cross_check, <endpoint>}}` reads as `llm:` plus `rewrite: {llm, cross_check}`."""
+    from pipelines.build import BuildConfig
+
+    old = BuildConfig.model_validate(
+        {
+            "sources": [_synthetic()],
+            "rewrite": {"llm": {"enabled": True, "cross_check": True, "model": "m", "concurrency": 3}},
+        }
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "deprecated" in err and "llm:" in err
+    new = BuildConfig.model_validate(
+        {
+            "sources": [_synthetic()],
+            "llm": {"model": "m", "concurrency": 3},
+            "rewrite": {"llm": True, "cross_check": True},
+        }
+    )
+    assert old == new and capsys.readouterr().err == ""
+
+
+def test_each_use_asks_its_own_model_through_one_client(tmp_path):
+    from verifiers.llm import LLMClient, LLMSettings
+
+    s = LLMSettings(
+        base_url="http://127.0.0.1:9", model="base", models={"solver": "big", "decontam_judge": "j"}
+    )
+    client = LLMClient(s, cache_dir=tmp_path)
+    assert [
+        client.for_use(u).model for u in ("rewrite", "solver", "difficulty", "judge", "decontam_judge")
+    ] == [
+        "base",
+        "big",
+        "base",
+        "base",
+        "j",
+    ]
+    assert client.for_use("solver").usage is client.usage
+    with pytest.raises(ValueError, match="unknown use 'rewritten'"):
+        client.for_use("rewritten")

@@ -38,9 +38,7 @@ def test_build_asks_the_endpoint_about_borderline_pairs(server, tmp_path):
     cfg = {
         "name": "judge-test",
         "sources": [{"kind": "import", "name": "tiny", "path": str(data)}],
-        "rewrite": {
-            "llm": {"enabled": False, "base_url": server.base_url, "model": "scripted", "backoff_s": 0.01},
-        },
+        "llm": {"base_url": server.base_url, "model": "scripted", "backoff_s": 0.01},
         "decontaminate": {"judge": True, "benchmarks": ["aime24"]},
     }
     res = build(cfg, tmp_path / "out", progress=False)

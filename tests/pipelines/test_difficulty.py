@@ -28,9 +28,7 @@ def _cfg(tmp_path: Path, server, **difficulty) -> Path:
     cfg = {
         "name": "difficulty-test",
         "sources": [{"kind": "import", "name": "d", "path": str(data)}],
-        "rewrite": {
-            "llm": {"enabled": False, "base_url": server.base_url, "model": "scripted", "backoff_s": 0.01}
-        },
+        "llm": {"base_url": server.base_url, "model": "scripted", "backoff_s": 0.01},
         "difficulty": {"enabled": True, "n": 4, **difficulty},
         "dedup": {"enabled": False},
         "decontaminate": {"enabled": False},
@@ -74,7 +72,7 @@ def test_difficulty_pass_rates_filters_export_and_cache(server, tmp_path):
     server.script("Answer: 0")
     cache = tmp_path / "out" / "llm_cache"
     cfg2 = yaml.safe_load(_cfg(tmp_path, server).read_text())
-    cfg2["rewrite"]["llm"]["cache_dir"] = str(cache)
+    cfg2["llm"]["cache_dir"] = str(cache)
     path2 = tmp_path / "cfg2.yaml"
     path2.write_text(yaml.safe_dump(cfg2))
     again = build(path2, tmp_path / "out2", progress=False)

@@ -7,10 +7,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from mathdata.dedup import _bucket_edges, lsh_params, sketch, unique_pairs
+from mathdata.dedup import bucket_edges, lsh_params, sketch, unique_pairs
 from pipelines.build import make_engine
+from pipelines.corpus_plans import _band_rows, _group_edges
 from pipelines.engine import LocalEngine, verl_shard_name
-from pipelines.ray_engine import _band_rows, _group_edges
 
 
 def _texts(n: int, seed: int) -> pa.Array:
@@ -35,7 +35,7 @@ def test_band_groups_give_the_local_pairs_in_any_row_order(parts):
     keys, _, empty = sketch(texts, num_perm=128, shingle_size=3, bands=bands, rows=rows)
     us, vs = [], []
     for i in range(bands):  # exactly what mathdata.dedup.near_duplicate_pairs does
-        u, v = _bucket_edges(np.where(empty, np.arange(n, dtype=np.uint64), keys[:, i]))
+        u, v = bucket_edges(np.where(empty, np.arange(n, dtype=np.uint64), keys[:, i]))
         us.append(u)
         vs.append(v)
     local = unique_pairs(np.concatenate(us), np.concatenate(vs), n)
@@ -72,3 +72,27 @@ def test_engine_names_and_export_names():
         make_engine("local", address="auto")
     assert verl_shard_name(0, 1) == "train.parquet"
     assert verl_shard_name(2, 12) == "train-00002-of-00012.parquet"
+
+
+def test_the_dedup_plan_on_the_local_executor_finds_mathdatas_pairs():
+    """The plan the Ray engine executes (pipelines.corpus_plans), run by the in-process executor,
+    gives exactly mathdata's near-duplicate pairs and similarities."""
+    from mathdata.dedup import near_duplicate_pairs
+    from pipelines.corpus_plans import near_duplicate_pairs as planned
+    from pipelines.plan import LocalExecutor
+
+    texts = _texts(400, 3)
+    kw = {"threshold": 0.6, "num_perm": 128, "shingle_size": 3}
+    u, v, sim, _, sig = near_duplicate_pairs(texts, **kw)
+    pu, pv, psim, stats, psig = planned(LocalExecutor(), texts, **kw)
+    assert len(u) > 100 and stats["engine"] == "local"
+    assert np.array_equal(u, pu) and np.array_equal(v, pv) and np.array_equal(sim, psim)
+    assert np.array_equal(sig, psig)
+
+
+def test_group_reduce_sees_each_key_once_with_all_its_rows():
+    from pipelines.plan import LocalExecutor
+
+    parts = [pa.table({"k": [2, 1, 2], "x": [1, 2, 3]}), pa.table({"k": [1, 3], "x": [4, 5]})]
+    out = LocalExecutor().group_reduce(parts, ["k"], lambda g: {"k": g["k"][:1], "sum": [int(g["x"].sum())]})
+    assert [(t.column("k")[0].as_py(), t.column("sum")[0].as_py()) for t in out] == [(1, 6), (2, 4), (3, 5)]

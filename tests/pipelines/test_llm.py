@@ -10,7 +10,7 @@ from pipelines.llm import BudgetExceeded, LLMClient, LLMError, LLMSettings
 
 def _client(server, tmp_path, **kw) -> LLMClient:
     kw.setdefault("backoff_s", 0.05)
-    settings = LLMSettings(enabled=True, base_url=server.base_url, model="scripted", **kw)
+    settings = LLMSettings(base_url=server.base_url, model="scripted", **kw)
     return LLMClient(settings, cache_dir=tmp_path / "cache")
 
 
@@ -37,9 +37,7 @@ def test_cache_hit_makes_no_request_even_in_a_new_client(server, tmp_path):
     assert out[0].cached and out[0].text == first[0].text
     assert again.usage["requests"] == 0 and again.usage["cache_hits"] == 1
     # a different model is a different cache key
-    other = LLMClient(
-        LLMSettings(enabled=True, base_url=server.base_url, model="other"), cache_dir=tmp_path / "cache"
-    )
+    other = LLMClient(LLMSettings(base_url=server.base_url, model="other"), cache_dir=tmp_path / "cache")
     assert not _ask(other, ["p1"])[0].cached
 
 
@@ -82,9 +80,7 @@ def test_gives_up_after_max_retries(server, tmp_path):
 
 def test_client_errors_are_not_retried(server, tmp_path):
     server.script({"action": "reply", "content": "x"}, rules=[])
-    c = LLMClient(
-        LLMSettings(enabled=True, base_url=server.base_url + "/nope", model="m"), cache_dir=tmp_path
-    )
+    c = LLMClient(LLMSettings(base_url=server.base_url + "/nope", model="m"), cache_dir=tmp_path)
     out = _ask(c, ["q"])
     assert isinstance(out[0], LLMError) and "404" in str(out[0])
     assert c.usage["requests"] == 1
@@ -156,13 +152,13 @@ def test_missing_endpoint_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("DAPO_LLM_MODEL", raising=False)
     with pytest.raises(ValueError, match="OPENAI_BASE_URL"):
-        LLMClient(LLMSettings(enabled=True))
+        LLMClient(LLMSettings())
 
 
 def test_env_fills_the_endpoint(monkeypatch, server, tmp_path):
     server.script("from env")
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
     monkeypatch.setenv("DAPO_LLM_MODEL", "env-model")
-    c = LLMClient(LLMSettings(enabled=True), cache_dir=tmp_path)
+    c = LLMClient(LLMSettings(), cache_dir=tmp_path)
     assert c.settings.model == "env-model"
     assert _ask(c, ["q"])[0].text == "from env"

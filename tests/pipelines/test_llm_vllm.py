@@ -114,7 +114,6 @@ def _run(client: LLMClient, coros):
 
 def test_rewrite_and_solver_against_real_vllm(vllm_url, tmp_path):
     settings = LLMSettings(
-        enabled=True,
         base_url=vllm_url,
         model=MODEL,
         max_tokens=48,
@@ -164,7 +163,6 @@ def test_difficulty_against_real_vllm(vllm_url, tmp_path):
     from pipelines.difficulty import difficulty_record
 
     settings = LLMSettings(
-        enabled=True,
         base_url=vllm_url,
         model=MODEL,
         max_tokens=24,

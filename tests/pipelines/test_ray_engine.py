@@ -161,16 +161,14 @@ def test_llm_stages_keep_one_concurrency_limit_and_cache(cluster, server, tmp_pa
                 {"kind": "import", "name": "tiny", "path": str(data)},
                 {"kind": "synthetic", "n": 40},
             ],
-            "rewrite": {
-                "llm": {
-                    "enabled": True,
-                    "base_url": server.base_url,
-                    "model": "scripted",
-                    "backoff_s": 0.01,
-                    "max_retries": 1,
-                    "concurrency": 2,
-                }
+            "llm": {
+                "base_url": server.base_url,
+                "model": "scripted",
+                "backoff_s": 0.01,
+                "max_retries": 1,
+                "concurrency": 2,
             },
+            "rewrite": {"llm": True},
             "validate": {"solver": {"enabled": True, "k": 3}},
             "difficulty": {"enabled": True, "n": 2},
             "chunk_size": 8,

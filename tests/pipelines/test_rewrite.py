@@ -21,15 +21,13 @@ def _rec(problem: str, answer: str | None) -> dict:
     return new_record(source="import:test", original_problem=problem, original_answer=answer)
 
 
-def _run(record, server, tmp_path, **kw):
-    settings = LLMSettings(
-        enabled=True, base_url=server.base_url, model="m", backoff_s=0.01, max_retries=1, **kw
-    )
+def _run(record, server, tmp_path, cross_check: bool = False, **kw):
+    settings = LLMSettings(base_url=server.base_url, model="m", backoff_s=0.01, max_retries=1, **kw)
     client = LLMClient(settings, cache_dir=tmp_path / "cache")
 
     async def go():
         try:
-            return await rewrite_record(record, client, cross_check=kw.get("cross_check", False))
+            return await rewrite_record(record, client, cross_check=cross_check)
         finally:
             await client.aclose()
 
@@ -150,7 +148,7 @@ def test_rules_can_be_switched_off(server, tmp_path):
     out = asyncio.run(rewrite_record(rec, None, use_rules=False))
     assert out["status"] == "needs_llm: rules disabled in the config"
     server.script(GOOD.format(answer="11"))
-    settings = LLMSettings(enabled=True, base_url=server.base_url, model="m", backoff_s=0.01)
+    settings = LLMSettings(base_url=server.base_url, model="m", backoff_s=0.01)
     client = LLMClient(settings, cache_dir=tmp_path)
 
     async def go():

@@ -64,7 +64,10 @@ def test_every_section_reaches_its_step_whole():
         {"sources": [{"kind": "synthetic", "n": 1}], "difficulty": {"enabled": True, "n": 3, "max_pass": 0.9}}
     )
     assert "difficulty" not in [s.name for s in make_steps(on)]  # no endpoint: nothing to sample
-    with_llm = make_steps(on, StepContext(llm=object()))
+    from verifiers.llm import LLMClient, LLMSettings
+
+    client = LLMClient(LLMSettings(base_url="http://127.0.0.1:9", model="m"))  # never asked here
+    with_llm = make_steps(on, StepContext(llm=client))
     step = next(s for s in with_llm if s.name == "difficulty")
     assert step.config is on.difficulty and step.scope == "record" and step.is_async
 

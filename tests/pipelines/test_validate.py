@@ -61,7 +61,7 @@ def test_non_integer_answer_and_not_computable():
 
 def _solver(server, tmp_path, rec, k=4):
     client = LLMClient(
-        LLMSettings(enabled=True, base_url=server.base_url, model="solver", backoff_s=0.01),
+        LLMSettings(base_url=server.base_url, model="solver", backoff_s=0.01),
         cache_dir=tmp_path,
     )
 

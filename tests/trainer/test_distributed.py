@@ -22,10 +22,10 @@ import torch
 from trainer import distributed as D
 from trainer.config import build_config
 from trainer.data import Prompt, PromptSampler
-from trainer.reward import Scored
 from trainer.rollout import Sample
 from trainer.sampling import Group, collect
 from trainer.update import score_tokens, update
+from verifiers import RewardResult
 
 ROOT = Path(__file__).resolve().parents[2]
 VOCAB = 64
@@ -99,7 +99,7 @@ def make_groups(n_groups: int = 3, G: int = 4, seed: int = 0) -> list[Group]:
                                   torch.randint(3, VOCAB, (rlen,), generator=g).tolist(), [-1.0] * rlen,
                                   i == G - 1 and k == 0, ""))  # fmt: skip
             r = 1.0 if (i + k) % 3 == 0 else -1.0
-            scores.append(Scored(r, r > 0, None, 0.0))
+            scores.append(RewardResult(r, float(r > 0), None, "", 0.0))
         groups.append(Group(Prompt(f"g{k}", [], "1", ""), samples, scores))
     return groups
 
@@ -195,7 +195,9 @@ class FakeEngine:
 
 
 def fake_score(samples, gold):
-    return [Scored(1.0 if s.text == gold else -1.0, s.text == gold, s.text, 0.0) for s in samples]
+    return [
+        RewardResult(1.0 if s.text == gold else -1.0, float(s.text == gold), s.text, "", 0.0) for s in samples
+    ]
 
 
 def fake_prompts(n: int = 20) -> list[Prompt]:

@@ -10,10 +10,10 @@ from trainer.batch import make_batch
 from trainer.config import build_config
 from trainer.data import Prompt
 from trainer.objective import entropy_top_mask
-from trainer.reward import Scored
 from trainer.rollout import Sample
 from trainer.sampling import Group
 from trainer.update import accumulate_grads, score_tokens
+from verifiers import RewardResult
 
 TINY = {
     "hidden_size": 64,
@@ -39,7 +39,7 @@ def _random_groups(n_groups: int, G: int, vocab: int, seed: int = 0) -> list[Gro
             samples.append(Sample(torch.randint(3, vocab, (plen,), generator=g).tolist(),
                                   torch.randint(3, vocab, (rlen,), generator=g).tolist(), [-1.0] * rlen, trunc, ""))  # fmt: skip
             r = float(i % 2) * 2 - 1
-            scores.append(Scored(r, r > 0, None, 0.0))
+            scores.append(RewardResult(r, float(r > 0), None, "", 0.0))
         groups.append(Group(Prompt(str(k), [], "1", ""), samples, scores))
     return groups
 

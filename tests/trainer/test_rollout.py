@@ -4,10 +4,10 @@ import torch
 
 from trainer.batch import make_batch
 from trainer.data import load_prompts
-from trainer.reward import Scored
 from trainer.rollout import HFEngine
 from trainer.sampling import Group
 from trainer.update import score_tokens
+from verifiers import RewardResult
 
 
 def _prompts(tok, toy, tmp_path, n=3):
@@ -37,7 +37,10 @@ def test_groups_eos_truncation_and_logprobs(sft_dir, toy, tmp_path):
         assert s.text == tok.decode(s.response_ids, skip_special_tokens=True)
     assert any(s.truncated for s in flat) and any(not s.truncated for s in flat)
     # at T=1, top-p=1 the sampler's logprobs are the policy's: recompute them with a padded forward pass
-    g = [Group(p, smp, [Scored(0.0, False, None, 0.0)] * 6) for p, smp in zip(prompts, groups, strict=True)]
+    g = [
+        Group(p, smp, [RewardResult(0.0, 0.0, None, "", 0.0)] * 6)
+        for p, smp in zip(prompts, groups, strict=True)
+    ]
     b = make_batch(g, tok.pad_token_id, overlong_filter=False)
     lp, _ = score_tokens(model, b, temperature=1.0, micro=64)
     torch.testing.assert_close(lp * b.mask, b.engine_logp, atol=2e-4, rtol=1e-4)
@@ -53,7 +56,10 @@ def test_top_p_and_greedy(tiny_policy, toy, tmp_path):
     torch.manual_seed(1)
     narrow = eng.generate([p.ids for p in prompts], n=4, max_new_tokens=6, temperature=1.0, top_p=0.3)
     # top-p renormalises over the nucleus: every sampled token is at least as likely as under the full softmax
-    g = [Group(p, smp, [Scored(0.0, False, None, 0.0)] * 4) for p, smp in zip(prompts, narrow, strict=True)]
+    g = [
+        Group(p, smp, [RewardResult(0.0, 0.0, None, "", 0.0)] * 4)
+        for p, smp in zip(prompts, narrow, strict=True)
+    ]
     batch = make_batch(g, tok.pad_token_id, overlong_filter=False)
     full, _ = score_tokens(model, batch, temperature=1.0, micro=64)
     assert bool(((batch.engine_logp - full) * batch.mask >= -1e-5).all())
@@ -72,7 +78,10 @@ def _engines(model, tok):
 
 def _recompute(model, tok, prompts, groups, temperature):
     n = len(groups[0])
-    g = [Group(p, smp, [Scored(0.0, False, None, 0.0)] * n) for p, smp in zip(prompts, groups, strict=True)]
+    g = [
+        Group(p, smp, [RewardResult(0.0, 0.0, None, "", 0.0)] * n)
+        for p, smp in zip(prompts, groups, strict=True)
+    ]
     b = make_batch(g, tok.pad_token_id, overlong_filter=False)
     lp, _ = score_tokens(model, b, temperature=temperature, micro=64)
     return lp * b.mask, b.engine_logp

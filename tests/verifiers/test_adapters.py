@@ -42,7 +42,7 @@ def test_verl_overlong_options_and_list_gold():
     from verifiers.verl import compute_score
 
     out = compute_score("d", "Answer: 7", "7", extra_info={"max_len": 100, "cache_len": 40, "length": 80})
-    assert out["overlong_penalty"] == pytest.approx(-0.5) and out["score"] == pytest.approx(0.5)
+    assert out["length_penalty"] == pytest.approx(-0.5) and out["score"] == pytest.approx(0.5)
     assert compute_score("d", "Answer: 0.5", ["\\frac{1}{3}", "\\frac{1}{2}"])["acc"] == 1.0
 
 

@@ -47,7 +47,7 @@ def test_verify_file_bad_json_names_the_line(tmp_path):
     f.write_text('{"completion": "Answer: 1", "gold": "1"}\n{oops\n')
     res = runner.invoke(_app(), ["verify", "--file", str(f)])
     assert res.exit_code != 0
-    assert "bad.jsonl:2: invalid JSON" in res.output
+    assert "bad.jsonl:2: not valid JSON" in res.output
 
 
 def test_verify_file_missing_field_names_the_line(tmp_path):

@@ -153,7 +153,7 @@ def test_dapo_reward_never_raises(completion, gold):
     r, elapsed = timed(verifiers.dapo_reward, completion, gold, timeout=BUDGET_S)
     assert r.score in (-1.0, 1.0)  # no length given: no overlong penalty
     assert r.acc == (r.score == 1.0)
-    assert r.overlong_penalty == 0
+    assert r.length_penalty == 0
     assert within_budget(elapsed)
 
 
@@ -355,7 +355,7 @@ def test_sets_unordered_and_symmetric(items, data, braces):
 # --- dapo_reward: +1/-1 plus the soft overlong punishment from DESIGN.md ------------------------
 
 
-def overlong_penalty(length: int, max_len: int, cache_len: int) -> float:
+def expected_length_penalty(length: int, max_len: int, cache_len: int) -> float:
     if length <= max_len - cache_len:
         return 0.0
     if length <= max_len:
@@ -375,9 +375,9 @@ def test_dapo_reward_matches_the_formula(n, right, max_len, frac, length):
     cache_len = max(1, int(max_len * frac))
     completion = f"Some working.\n\nAnswer: {n if right else n + 1}"
     r = verifiers.dapo_reward(completion, str(n), max_len=max_len, cache_len=cache_len, length=length)
-    expect = overlong_penalty(length, max_len, cache_len)
+    expect = expected_length_penalty(length, max_len, cache_len)
     assert r.acc == right
-    assert r.overlong_penalty == pytest.approx(expect)
+    assert r.length_penalty == pytest.approx(expect)
     assert r.score == pytest.approx((1.0 if right else -1.0) + expect)
 
 

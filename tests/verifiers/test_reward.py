@@ -1,24 +1,24 @@
-"""overlong_penalty (DESIGN.md formula), dapo_reward and format_report."""
+"""length_penalty (DESIGN.md formula), dapo_reward and format_report."""
 
 from __future__ import annotations
 
 import pytest
 
-from verifiers import dapo_reward, format_report, overlong_penalty
+from verifiers import dapo_reward, format_report, length_penalty
 
 
 @pytest.mark.parametrize(
     "length, want",
     [(0, 0.0), (12288, 0.0), (12289, -1 / 4096), (14336, -0.5), (16384, -1.0), (16385, -1.0), (99999, -1.0)],
 )
-def test_overlong_penalty_formula(length, want):
-    assert overlong_penalty(length, 16384, 4096) == pytest.approx(want)
+def test_length_penalty_formula(length, want):
+    assert length_penalty(length, 16384, 4096) == pytest.approx(want)
 
 
-def test_overlong_penalty_off_and_bad_config():
-    assert overlong_penalty(10**9, None, None) == 0.0
+def test_length_penalty_off_and_bad_config():
+    assert length_penalty(10**9, None, None) == 0.0
     with pytest.raises(ValueError, match="cache_len"):
-        overlong_penalty(10, 100, 200)
+        length_penalty(10, 100, 200)
 
 
 def test_dapo_reward_correct_wrong_and_penalised():
@@ -27,14 +27,14 @@ def test_dapo_reward_correct_wrong_and_penalised():
     bad = dapo_reward("work...\nAnswer: 35", "34")
     assert (bad.score, bad.acc) == (-1.0, 0.0)
     long = dapo_reward("Answer: 34", "34", max_len=100, cache_len=40, length=80)
-    assert long.overlong_penalty == pytest.approx(-0.5)
+    assert long.length_penalty == pytest.approx(-0.5)
     assert long.score == pytest.approx(0.5)
 
 
 def test_dapo_reward_character_fallback_and_truncation():
     text = "x" * 396 + "\nAnswer: 34"  # 407 chars -> ceil(407/4) = 102 tokens > max_len 100
     r = dapo_reward(text, "34", max_len=100, cache_len=40)
-    assert r.overlong_penalty == -1.0 and r.score == 0.0
+    assert r.length_penalty == -1.0 and r.score == 0.0
     t = dapo_reward("Answer: 34", "34", truncated=True)
     assert (t.score, t.reason) == (-1.0, "truncated")
 
