@@ -39,7 +39,9 @@ def shaped_result(
     """The one place the reward is shaped: +1/-1 for the verdict, plus R_len when `overlong_penalty`.
     `read` carries what the policy read (extracted answer, gold, gold validity) into the result."""
     score = (1.0 if equivalent else -1.0) + (length_pen if overlong_penalty else 0.0)
-    extracted, gold, valid = (read.extracted, read.gold, read.valid) if read is not None else (None, None, True)
+    extracted, gold, valid = (
+        (read.extracted, read.gold, read.valid) if read is not None else (None, None, True)
+    )
     return RewardResult(score, 1.0 if equivalent else 0.0, pred, reason, length_pen, extracted, gold, valid)
 
 
