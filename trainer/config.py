@@ -170,6 +170,9 @@ class TrainConfig(_Strict):
     # equal the replicated run. fsdp_param_dtype bfloat16 computes in bf16 on fp32 master weights.
     fsdp: bool = False
     fsdp_param_dtype: Literal["float32", "bfloat16"] | None = None
+    # Padding-free forward/backward (trainer/packing.py): each batch's sequences packed end to end
+    # with per-sequence position ids instead of padded to the longest; the same log-probs and gradients.
+    padding_free: bool = False
 
 
 class Config(_Strict):
@@ -528,6 +531,7 @@ RESUME_MAY_CHANGE = (
     "train.device",
     "train.fsdp",
     "train.micro_batch_size",
+    "train.padding_free",
     "rollout.engine",
     "rollout.vllm_kwargs",
     "data.eval",

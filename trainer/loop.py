@@ -108,10 +108,10 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
             if a.old_logprobs == "engine":
                 old = batch.engine_logp
             if needs_pass and (old is None or a.entropy_top_quantile):
-                lp, ent = score_tokens(model, batch, temperature=r.temperature, micro=micro)
+                lp, ent = score_tokens(model, batch, temperature=r.temperature, micro=micro, packed=t.padding_free)
                 old = lp if old is None else old
             ref = (
-                score_tokens(ref_model, batch, temperature=r.temperature, micro=micro)[0]
+                score_tokens(ref_model, batch, temperature=r.temperature, micro=micro, packed=t.padding_free)[0]
                 if ref_model
                 else None
             )
@@ -119,7 +119,7 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
             # 3. advantages, and the tokens the loss treats apart
             pretrain = critic is not None and step < a.value_pretrain_steps
             if critic is not None:
-                values = critic_values(critic, batch, micro=micro)
+                values = critic_values(critic, batch, micro=micro, packed=t.padding_free)
                 adv, returns, lam = critic_advantages(a, algo, rb.groups, batch, values, pretrain=pretrain)
             else:
                 adv = advantages(a, rb.groups, batch.loss_mask, run.adv_state).to(device)
