@@ -20,8 +20,9 @@ from trainer.batch import Batch
 from trainer.packing import packed_response_logits
 
 # First-pass metric sums that update() collects (summed over micro-batches and ranks), and maxima.
-FIRST_PASS_SUMS = ("ent_sum", "prob_sum", "resp_tokens", "gap_sum", "pgap_sum", "gap_kl_sum", "gap_chi2_sum")
-FIRST_PASS_MAX = ("gap_max",)
+FIRST_PASS_SUMS = ("ent_sum", "prob_sum", "resp_tokens", "gap_sum", "pgap_sum", "gap_kl_sum", "gap_chi2_sum",
+                   "isw_sum")  # fmt: skip
+FIRST_PASS_MAX = ("gap_max", "isw_max")
 
 
 def response_logits(model, b: Batch, temperature: float = 1.0, *, packed: bool = False) -> torch.Tensor:
@@ -107,6 +108,9 @@ def micro_step(cfg, model, sub: Batch, norm: dict, *, metrics: dict | None = Non
             metrics["gap_chi2_sum"] += float(((d.exp() - 1) ** 2 * m).sum())
             gmax = float((d.abs() * m).max()) if m.numel() else 0.0
             metrics["gap_max"] = max(metrics.get("gap_max", 0.0), gmax)
+            metrics["isw_sum"] += float((d.exp() * m).sum())  # importance weight pi_trainer / pi_engine
+            wmax = float((d.exp() * m).max()) if m.numel() else 0.0
+            metrics["isw_max"] = max(metrics.get("isw_max", 0.0), wmax)
     return loss, st
 
 
@@ -213,6 +217,8 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
             "prob_gap_mean": first["pgap_sum"] / n,
             "engine_trainer_kl": first["gap_kl_sum"] / n,
             "engine_trainer_chi2": first["gap_chi2_sum"] / n,
+            "is_weight_mean": first["isw_sum"] / n,
+            "is_weight_max": first["isw_max"],
         }
     return {
         "loss": agg["loss"] / max(updates, 1),  # micro-batch losses already sum to each mini-batch's loss
