@@ -1,7 +1,9 @@
 """The RL recipe, top to bottom: sample groups, score, filter, advantages, several clipped updates.
 
 One step (`_train`'s loop body, numbered the same):
-  1. rollout    dynamic sampling fills `prompts_per_step` groups of G responses (trainer/sampling.py)
+  1. rollout    dynamic sampling fills `prompts_per_step` groups of G responses (trainer/sampling.py);
+                with train.max_staleness k > 0 a producer process has sampled them with the policy of
+                k steps ago while the learner trained (trainer/async_rollout.py)
   2. pi_old     recompute pi_old with the training model in eval mode (default), or take the engine's;
                 with a single update per rollout pi_old is the policy itself (ratio 1), so no extra
                 pass; the reference policy's log-probs when algo.kl_coef > 0
