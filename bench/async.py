@@ -152,7 +152,15 @@ def main() -> None:
     a.work.mkdir(parents=True, exist_ok=True)
     records, train = make_corpus(ROOT / "runs" / "bench_trainer")
     test = held_out(a.work, train)
-    policy = a.policy or sft_policy(ROOT / "runs" / "bench_trainer", records, train, 1)
+    policy = a.policy
+    if policy is None and a.quick and not (ROOT / "runs/bench_trainer/sft/config.json").exists():
+        # no cached SFT policy: a fixed 100-step SFT (the format, ~5% accuracy), enough to time steps
+        from trainer.sft import sft
+
+        policy = a.work / "sft_quick"
+        if not (policy / "config.json").exists():
+            sft(records, policy, steps=100, batch_size=64, lr=3e-3, progress=False)
+    policy = policy or sft_policy(ROOT / "runs" / "bench_trainer", records, train, 1)
     if a.quick:
         steps, seeds, ks, prompts, every, n_eval = a.steps or 6, [0], [0, 1], 8, a.steps or 6, 32
     else:
