@@ -7,7 +7,12 @@
 2. GRPO vs DAPO presets over the same steps from the same SFT policy on the synthetic task:
    accuracy and entropy per step as a table, a PNG and JSON under bench/results/.
 
+3. With `--spread`: worked solutions of 1 to 12 lines (responses spread ~10x in length, as in
+   long-CoT training), and the learner's forward/backward on one such batch padded vs packed
+   (train.padding_free, trainer/packing.py); `--padding-free` turns packing on for our RL steps.
+
     .venv/bin/python bench/trainer.py [--steps 6] [--rounds 2] [--curve-steps 30] [--policy DIR]
+    .venv/bin/python bench/trainer.py --spread --padding-free --L 128 --curve-steps 0 --rounds 1
 """
 
 from __future__ import annotations
@@ -27,8 +32,12 @@ sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results"
 
 
-def make_corpus(work: Path, n_train: int = 2000, seed: int = 0) -> tuple[Path, Path]:
-    """Two-digit additions with worked solutions: a records store (SFT) and a verl Parquet (RL)."""
+def make_corpus(work: Path, n_train: int = 2000, seed: int = 0, spread: bool = False) -> tuple[Path, Path]:
+    """Two-digit additions with worked solutions: a records store (SFT) and a verl Parquet (RL).
+
+    `spread`: each solution first counts up 1..k (k uniform in 0..11) from the first operand, one
+    line each, so the SFT policy's responses spread ~10x in length (digits are single tokens).
+    """
     from mathdata.export import to_verl
     from mathdata.schema import new_record
     from mathdata.store import read_table, write_records
@@ -41,8 +50,9 @@ def make_corpus(work: Path, n_train: int = 2000, seed: int = 0) -> tuple[Path, P
             continue
         seen.add((a, b))
         q = f"What is {a} + {b}?"
+        steps = "".join(f"{a} + {i} = {a + i}.\n" for i in range(1, rng.randint(0, 11) + 1)) if spread else ""
         recs.append(new_record(source="synthetic:bench", original_problem=q, problem=q, answer=str(a + b),
-                               solution=f"{a} + {b} = {a + b}.\nAnswer: {a + b}", split="train"))  # fmt: skip
+                               solution=f"{steps}{a} + {b} = {a + b}.\nAnswer: {a + b}", split="train"))  # fmt: skip
     records = work / "records"
     if not records.exists():
         write_records(records, recs)
@@ -52,7 +62,7 @@ def make_corpus(work: Path, n_train: int = 2000, seed: int = 0) -> tuple[Path, P
     return records, verl
 
 
-def sft_policy(work: Path, records: Path, verl: Path, threads: int) -> Path:
+def sft_policy(work: Path, records: Path, verl: Path, threads: int, max_new_tokens: int = 32) -> Path:
     from trainer.data import Prompt, read_verl
     from trainer.sft import sft
 
@@ -60,8 +70,11 @@ def sft_policy(work: Path, records: Path, verl: Path, threads: int) -> Path:
     if not (out / "config.json").exists():
         probe = [Prompt(r["key"], [], r["gold"], r["messages"][-1]["content"]) for r in read_verl(verl)[-48:]]
         torch.set_num_threads(threads)
-        sft(records, out, steps=2000, batch_size=64, lr=3e-3, probe=probe, stop_at_acc=0.3, eval_every=50,
-            max_new_tokens=32, progress=False)  # fmt: skip
+        if max_new_tokens > 32:  # the spread corpus: a fixed 300 steps learn the line format (timing, not accuracy)
+            sft(records, out, steps=300, batch_size=64, lr=3e-3, progress=False)
+        else:
+            sft(records, out, steps=2000, batch_size=64, lr=3e-3, probe=probe, stop_at_acc=0.3, eval_every=50,
+                max_new_tokens=max_new_tokens, progress=False)  # fmt: skip
     return out
 
 
@@ -76,6 +89,7 @@ def ours_step_seconds(
     L: int,
     threads: int,
     tag: str = "",
+    padding_free: bool = False,
 ) -> tuple[list[float], list[float]]:
     """(seconds per step, of which rollout seconds: generation and reward), first step left out."""
     from trainer.config import build_config
@@ -88,11 +102,61 @@ def ours_step_seconds(
         "rollout": {"n": G, "max_new_tokens": L}, "algo": {"dynamic_sampling": False, "overlong_buffer": L // 4},
         "optim": {"lr": 1e-5, "warmup_steps": 0},
         "train": {"steps": steps + 1, "prompts_per_step": prompts, "out": str(out), "threads": threads,
-                  "save_every": 10**6, "tensorboard": False},
+                  "save_every": 10**6, "tensorboard": False, "padding_free": padding_free},
     })  # fmt: skip
     train(cfg, progress=False)
     rows = read_metrics(out / "metrics.jsonl")[1:]  # first step warms caches
     return [r["step_time"] for r in rows], [r["gen_time"] for r in rows]
+
+
+def learner_seconds(policy: Path, *, n: int, L: int, repeats: int, threads: int, seed: int = 0) -> dict:
+    """The learner alone: forward/backward of one batch of `n` responses whose lengths spread 10x
+    (log-uniform in [L/10, L]), padded vs packed; median seconds over `repeats`, and the padding shares."""
+    import math
+
+    from trainer.batch import make_batch
+    from trainer.config import build_config
+    from trainer.data import Prompt
+    from trainer.model import load_model
+    from trainer.packing import pack
+    from trainer.reward import Scored
+    from trainer.rollout import Sample
+    from trainer.sampling import Group
+    from trainer.update import accumulate_grads
+
+    torch.set_num_threads(threads)
+    model = load_model(policy)
+    V = model.config.vocab_size
+    g = torch.Generator().manual_seed(seed)
+    groups = []
+    for k in range(n // 8):
+        samples = []
+        for _ in range(8):
+            r = int(math.exp(math.log(L / 10) + float(torch.rand(1, generator=g)) * math.log(10)))
+            samples.append(Sample(torch.randint(3, V, (12,), generator=g).tolist(),
+                                  torch.randint(3, V, (r,), generator=g).tolist(), [-1.0] * r, False, ""))  # fmt: skip
+        groups.append(Group(Prompt(str(k), [], "1", ""), samples, [Scored(1.0, True, None, 0.0)] * 8))
+    b = make_batch(groups, 0, overlong_filter=True)
+    b = b.with_(adv=torch.randn(len(b), generator=g), old=None)
+    out: dict = {
+        "n": len(b),
+        "L": L,
+        "resp_len_min": int(b.mask.sum(1).min()),
+        "resp_len_max": int(b.mask.sum(1).max()),
+    }
+    for packed in (False, True):
+        cfg = build_config({"preset": "dapo", "rollout": {"n": 8, "max_new_tokens": L}, "algo": {"overlong_buffer": L // 4},
+                            "train": {"prompts_per_step": n // 8, "padding_free": packed}})  # fmt: skip
+        times = []
+        for _ in range(repeats):
+            model.zero_grad(set_to_none=True)
+            t0 = time.perf_counter()
+            accumulate_grads(cfg, model, b, b, 1, len(b))
+            times.append(time.perf_counter() - t0)
+        out["packed_s" if packed else "padded_s"] = statistics.median(times)
+    out["padded_padding_share"] = 1 - float(b.attn.sum()) / b.attn.numel()
+    out["packed_padding_share"] = pack(b.ids, b.attn, b.mask).padding_share
+    return out
 
 
 def trl_step_seconds(
@@ -249,6 +313,10 @@ def main() -> None:
     ap.add_argument("--L", type=int, default=32, help="max new tokens")
     ap.add_argument("--curve-steps", type=int, default=30, help="GRPO vs DAPO steps (0 skips)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--spread", action="store_true", help="SFT on solutions spread ~10x in length (own work dir)"
+    )
+    ap.add_argument("--padding-free", action="store_true", help="our RL steps with train.padding_free")
     ap.add_argument("--curve-seeds", default="0,1,2", help="seeds of the GRPO vs DAPO curves")
     ap.add_argument(
         "--curves-from", type=Path,
@@ -269,12 +337,22 @@ def main() -> None:
     quiet_transformers()
     a.work.mkdir(parents=True, exist_ok=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    records, verl = make_corpus(a.work)
-    policy = a.policy or sft_policy(a.work, records, verl, a.threads)
+    if a.spread and a.work == ROOT / "runs" / "bench_trainer":
+        a.work = ROOT / "runs" / "bench_trainer_spread"
+        a.work.mkdir(parents=True, exist_ok=True)
+    records, verl = make_corpus(a.work, spread=a.spread)
+    policy = a.policy or sft_policy(a.work, records, verl, a.threads, max_new_tokens=a.L if a.spread else 32)
     kw = {"steps": a.steps, "prompts": a.prompts, "G": a.G, "L": a.L, "threads": a.threads}
+    learner = None
+    if a.spread:
+        learner = learner_seconds(policy, n=a.prompts * a.G, L=a.L, repeats=5, threads=a.threads)
+        print(f"learner forward/backward, {learner['n']} responses of {learner['resp_len_min']}..{learner['resp_len_max']} "
+              f"tokens: padded {learner['padded_s']:.3f}s ({learner['padded_padding_share']:.0%} padding), "
+              f"packed {learner['packed_s']:.3f}s ({learner['packed_padding_share']:.0%} padding), "
+              f"{learner['padded_s'] / learner['packed_s']:.2f}x")  # fmt: skip
     ours, ours_gen, trl = [], [], []
     for r in range(a.rounds):
-        o_s, o_g = ours_step_seconds(policy, verl, a.work, tag=f"_r{r}", **kw)
+        o_s, o_g = ours_step_seconds(policy, verl, a.work, tag=f"_r{r}", padding_free=a.padding_free, **kw)
         ours += o_s
         ours_gen += o_g
         trl += trl_step_seconds(policy, verl, a.work, **kw)
@@ -288,7 +366,7 @@ def main() -> None:
     print(f"  ratio TRL / ours          {t / o:7.2f}x  (target >= 1.5x) {'PASS' if t / o >= 1.5 else 'FAIL'}")
     result = {
         "ours_s_per_step": ours, "ours_rollout_s_per_step": ours_gen, "trl_s_per_step": trl, "ratio": t / o,
-        "rounds": a.rounds, **kw,
+        "rounds": a.rounds, "spread": a.spread, "padding_free": a.padding_free, "learner": learner, **kw,
     }  # fmt: skip
     if a.curve_steps:
         seeds = [int(x) for x in a.curve_seeds.split(",")]
@@ -307,8 +385,9 @@ def main() -> None:
             print(f"{i + 1:>5} | {g_acc[i]:8.3f} {d_acc[i]:8.3f} | {g_ent[i]:8.3f} {d_ent[i]:8.3f}")
         print(f"plot: {png}")
         result["curves"] = curves
-    (RESULTS / "trainer.json").write_text(json.dumps(result, indent=1))
-    print(f"results: {RESULTS / 'trainer.json'}")
+    res = RESULTS / ("trainer_spread.json" if a.spread else "trainer.json")
+    res.write_text(json.dumps(result, indent=1))
+    print(f"results: {res}")
 
 
 if __name__ == "__main__":

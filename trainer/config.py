@@ -224,6 +224,15 @@ class TrainConfig(_Strict):
     # equal the replicated run. fsdp_param_dtype bfloat16 computes in bf16 on fp32 master weights.
     fsdp: bool = False
     fsdp_param_dtype: Literal["float32", "bfloat16"] | None = None
+    # Padding-free forward/backward (trainer/packing.py): each batch's sequences packed end to end
+    # with per-sequence position ids instead of padded to the longest; the same log-probs and gradients.
+    padding_free: bool = False
+    # Asynchronous rollouts (trainer/async_rollout.py): a producer process samples the batch of step j
+    # with the policy of step j - max_staleness while the learner trains; 0 = the synchronous loop.
+    # Off-policy samples need a correction: algo.old_logprobs: engine (PPO ratio against the sampling
+    # policy) or algo.tis_cap (decoupled PPO: proximal = the learner's policy, IS weight to the sampler).
+    max_staleness: int = 0
+    rollout_threads: int = 1  # torch threads of the producer process (max_staleness > 0)
 
 
 class Config(_Strict):
@@ -316,7 +325,35 @@ class Config(_Strict):
             raise ValueError(
                 "train.fsdp_param_dtype applies only with train.fsdp: true; drop it or turn fsdp on"
             )
+        _check_async_keys(self)
         return self
+
+
+def _check_async_keys(c: Config) -> None:
+    """train.max_staleness: in range, on an engine that supports it, with an off-policy correction."""
+    t, a = c.train, c.algo
+    if t.max_staleness < 0:
+        raise ValueError(f"train.max_staleness must be >= 0 (0: synchronous), got {t.max_staleness}")
+    if t.rollout_threads < 1:
+        raise ValueError(f"train.rollout_threads must be >= 1, got {t.rollout_threads}")
+    if t.max_staleness == 0:
+        return
+    if c.rollout.engine != "hf":
+        raise ValueError(
+            "train.max_staleness > 0 runs the hf engine in a producer process; the vLLM engine is not "
+            "wired for it yet (docs/distributed.md): write rollout.engine: hf or train.max_staleness: 0"
+        )
+    if (
+        a.old_logprobs == "recompute"
+        and a.tis_cap is None
+        and a.rc_seq_band is None
+        and a.rc_token_band is None
+    ):
+        raise ValueError(
+            "train.max_staleness > 0 trains on samples of an older policy; choose the correction: "
+            "algo.old_logprobs: engine (clip the ratio against the sampling policy) or algo.tis_cap: 2.0 "
+            "(decoupled PPO: clip against the learner's policy, importance weight to the sampling one)"
+        )
 
 
 def _check_sampling_keys(c: Config) -> None:
@@ -730,6 +767,8 @@ RESUME_MAY_CHANGE = (
     "train.device",
     "train.fsdp",
     "train.micro_batch_size",
+    "train.padding_free",
+    "train.rollout_threads",
     "rollout.engine",
     "rollout.vllm_kwargs",
     "data.eval",

@@ -131,6 +131,16 @@ def mismatch_sums(trainer_logp: Tensor, engine_logp: Tensor, mask: Tensor) -> di
     }
 
 
+def is_weight_stats(trainer_logp: Tensor, engine_logp: Tensor, mask: Tensor) -> dict[str, float]:
+    """Mean and max of the uncapped importance weight rho_t over real tokens (logged every step;
+    with asynchronous rollouts it is the trainer's policy over the stale policy that sampled)."""
+    m = mask.bool()
+    if not m.any():
+        return {"is_weight_mean": 1.0, "is_weight_max": 1.0}
+    rho = log_ratio(trainer_logp, engine_logp)[m].exp()
+    return {"is_weight_mean": float(rho.mean()), "is_weight_max": float(rho.max())}
+
+
 def masked_share(keep: Tensor, mask: Tensor) -> float:
     """Share of real tokens (mask 1) that `keep` removed (0 when there are none)."""
     n = float(mask.sum())

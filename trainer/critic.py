@@ -37,6 +37,7 @@ from trainer.advantages import (
 )
 from trainer.batch import Batch
 from trainer.objective import aggregate
+from trainer.packing import packed_response_values
 
 
 def value_loss(
@@ -88,8 +89,16 @@ class Critic(nn.Module):
         hidden = out.last_hidden_state  # [B, L, H]
         return self.value_head(hidden.to(self.value_head.weight.dtype)).squeeze(-1).float()
 
-    def response_values(self, input_ids: Tensor, attention_mask: Tensor, prompt_len: int) -> Tensor:
-        """Values of the states before each response token: [B, L] -> [B, L - prompt_len]."""
+    def response_values(
+        self, input_ids: Tensor, attention_mask: Tensor, prompt_len: int, packed_mask: Tensor | None = None
+    ) -> Tensor:
+        """Values of the states before each response token: [B, L] -> [B, L - prompt_len].
+
+        `packed_mask` ([B, L - prompt_len], 1 on response tokens): one padding-free forward
+        (train.padding_free, trainer/packing.py); values on response padding are then 0.
+        """
+        if packed_mask is not None:
+            return packed_response_values(self, input_ids, attention_mask, packed_mask)
         return self.values(input_ids, attention_mask)[:, prompt_len - 1 : -1]
 
     def save(self, out: str | Path) -> None:
@@ -161,11 +170,12 @@ def value_step(
     *,
     clip: float = 0.5,
     grad_clip: float | None = 1.0,
+    packed: bool = False,
 ) -> float:
     """One critic update on a batch of rollouts (also VAPO's value pretraining step). Returns the loss."""
     critic.train()
     optimizer.zero_grad(set_to_none=True)
-    v = critic.response_values(input_ids, attention_mask, prompt_len)
+    v = critic.response_values(input_ids, attention_mask, prompt_len, response_mask if packed else None)
     loss = value_loss(v, old_values, returns, response_mask, clip=clip)
     loss.backward()
     if grad_clip:
@@ -176,13 +186,15 @@ def value_step(
 
 # ---------------------------------------------------------------- in the loop (ppo, vapo)
 @torch.no_grad()
-def critic_values(critic: Critic, b: Batch, *, micro: int) -> Tensor:
+def critic_values(critic: Critic, b: Batch, *, micro: int, packed: bool = False) -> Tensor:
     """[N, R] V of the state before each response token, zero on padding (critic in eval mode)."""
     was = critic.training
     critic.eval()
     P = b.ids.shape[1] - b.resp.shape[1]
     vals = [
-        critic.response_values(b.ids[i : i + micro], b.attn[i : i + micro], P)
+        critic.response_values(
+            b.ids[i : i + micro], b.attn[i : i + micro], P, b.mask[i : i + micro] if packed else None
+        )  # fmt: skip
         for i in range(0, len(b), micro)
     ]
     critic.train(was)
@@ -259,6 +271,7 @@ def critic_update(cfg, critic: Critic, optimizer, b: Batch, values: Tensor, retu
                     values[idx],
                     clip=cfg.algo.value_clip,
                     grad_clip=cfg.optim.grad_clip,
+                    packed=cfg.train.padding_free,
                 )  # fmt: skip
             )
     err = ((values - returns) ** 2 * b.mask).sum() / b.mask.sum().clamp(min=1)

@@ -1,7 +1,9 @@
 """The RL recipe, top to bottom: sample groups, score, filter, advantages, several clipped updates.
 
 One step (`_train`'s loop body, numbered the same):
-  1. rollout    dynamic sampling fills `prompts_per_step` groups of G responses (trainer/sampling.py)
+  1. rollout    dynamic sampling fills `prompts_per_step` groups of G responses (trainer/sampling.py);
+                with train.max_staleness k > 0 a producer process has sampled them with the policy of
+                k steps ago while the learner trained (trainer/async_rollout.py)
   2. pi_old     recompute pi_old with the training model in eval mode (default), or take the engine's;
                 with a single update per rollout pi_old is the policy itself (ratio 1), so no extra
                 pass; the reference policy's log-probs when algo.kl_coef > 0
@@ -18,6 +20,7 @@ Under `torchrun --nproc_per_node N` every rank runs this same code (docs/distrib
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 from pathlib import Path
@@ -30,6 +33,7 @@ from trainer.algorithms import ALGORITHMS, advantages
 from trainer.batch import make_batch
 from trainer.checkpoint import latest_checkpoint, load_training_state, save_checkpoint
 from trainer.config import Config, dump_config
+from trainer.correction import is_weight_stats
 from trainer.critic import Critic, build_critic, critic_advantages, critic_update, critic_values
 from trainer.critic import writer as critic_writer
 from trainer.data import PromptSampler, difficulty_weights, held_out_warning, load_prompts, read_verl
@@ -77,27 +81,38 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
     task = prog.add_task(
         "train", total=t.steps, completed=run.start, info=f"dropped prompts: {data.dropped_too_long}"
     )
-    with prog:
+    with prog, contextlib.closing(run.producer) if run.producer else contextlib.nullcontext():
         for step in range(run.start, end):
             t0 = time.perf_counter()
             lr = lr_at(cfg, step)
             for g in optimizer.param_groups:
                 g["lr"] = lr
 
-            # 1. rollout with dynamic sampling (each rank generates its share of the prompts)
-            if r.engine == "hf" or step > run.start:  # vLLM: reload after each update (it starts in sync)
-                engine.sync_weights(model)
-            with D.full_params(model):  # no-op unless FSDP2
-                rb = collect(
-                    engine, data.prompts, sampler, score,
-                    target=t.prompts_per_step, gen_prompts=t.gen_prompts or t.prompts_per_step,
-                    dynamic=a.dynamic_sampling, max_gen_batches=a.max_gen_batches,
-                    n=r.n, max_new_tokens=r.max_new_tokens, temperature=r.temperature, top_p=r.top_p,
-                    carry=run.surplus.take(), on_max_gen_batches=a.on_max_gen_batches,
-                    filter_metric=a.filter_metric,
-                )  # fmt: skip
-            if a.keep_surplus:  # informative groups beyond the target wait for the next step
-                run.surplus.put(rb.surplus)
+            # 1. rollout with dynamic sampling (each rank generates its share of the prompts), or, with
+            #    train.max_staleness > 0, the batch the producer process sampled ahead (trainer/async_rollout.py)
+            if run.producer is None:
+                if r.engine == "hf" or step > run.start:  # vLLM: reload after each update (it starts in sync)
+                    engine.sync_weights(model)
+                with D.full_params(model):  # no-op unless FSDP2
+                    rb = collect(
+                        engine, data.prompts, sampler, score,
+                        target=t.prompts_per_step, gen_prompts=t.gen_prompts or t.prompts_per_step,
+                        dynamic=a.dynamic_sampling, max_gen_batches=a.max_gen_batches,
+                        n=r.n, max_new_tokens=r.max_new_tokens, temperature=r.temperature, top_p=r.top_p,
+                        carry=run.surplus.take(), on_max_gen_batches=a.on_max_gen_batches,
+                        filter_metric=a.filter_metric,
+                    )  # fmt: skip
+                for g in rb.generated:
+                    g.version = step
+                if a.keep_surplus:  # informative groups beyond the target wait for the next step
+                    run.surplus.put(rb.surplus)
+                produced = {}
+            else:
+                p = run.producer.get(step)
+                rb = p.rb
+                sampler.load_state_dict(p.sampler_state)  # the producer's (epoch for the metrics)
+                produced = {"stale_dropped": p.stale_dropped, "producer_gen_time": p.gen_time}
+            staleness = _staleness(rb, step, t.max_staleness)
             t_gen = time.perf_counter() - t0
             batch = make_batch(rb.groups, run.pad_id, overlong_filter=a.overlong_filter).to(device)
 
@@ -109,10 +124,14 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
             if a.old_logprobs == "engine":
                 old = batch.engine_logp
             if needs_pass and (old is None or a.entropy_top_quantile):
-                lp, ent = score_tokens(model, batch, temperature=r.temperature, micro=micro)
+                lp, ent = score_tokens(
+                    model, batch, temperature=r.temperature, micro=micro, packed=t.padding_free
+                )
                 old = lp if old is None else old
             ref = (
-                score_tokens(ref_model, batch, temperature=r.temperature, micro=micro)[0]
+                score_tokens(ref_model, batch, temperature=r.temperature, micro=micro, packed=t.padding_free)[
+                    0
+                ]
                 if ref_model
                 else None
             )
@@ -120,7 +139,7 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
             # 3. advantages, and the tokens the loss treats apart
             pretrain = critic is not None and step < a.value_pretrain_steps
             if critic is not None:
-                values = critic_values(critic, batch, micro=micro)
+                values = critic_values(critic, batch, micro=micro, packed=t.padding_free)
                 adv, returns, lam = critic_advantages(a, algo, rb.groups, batch, values, pretrain=pretrain)
             else:
                 adv = advantages(a, rb.groups, batch.loss_mask, run.adv_state).to(device)
@@ -139,6 +158,8 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
                 if pretrain
                 else update(cfg, model, optimizer, batch, metrics=first_pass)
             )
+            if run.producer is not None:  # the producer's next batches wait for this version
+                run.producer.publish(step + 1, model)
             crit = (
                 {
                     **critic_update(cfg, critic, run.critic_opt, batch, values, returns),
@@ -160,8 +181,10 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
             # engine vs trainer logprobs on the sampled tokens (pi_old pass, else the first training pass)
             if old is not None and a.old_logprobs != "engine":
                 m.update(logprob_gap(old, batch.engine_logp, batch.mask))
+                m.update(is_weight_stats(old, batch.engine_logp, batch.mask))
             elif "gap" in first_pass:
                 m.update(first_pass["gap"])
+            m.update(staleness, **produced)
             m.update(upd)
             m.update(crit)
             m.update(lr=lr, step_time=dt, gen_time=t_gen, tokens_per_s=m.pop("_gen_tokens") / dt,
@@ -180,7 +203,8 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
             if main:
                 run.log.log(step + 1, m)
                 run.samples_log.log(step + 1, {"groups": [
-                    {"key": g.prompt.key, "rewards": g.rewards, "first": g.samples[0].text} for g in rb.groups]})  # fmt: skip
+                    {"key": g.prompt.key, "rewards": g.rewards, "first": g.samples[0].text, "version": g.version}
+                    for g in rb.groups]})  # fmt: skip
             if (step + 1) % t.save_every == 0 or step + 1 == end:
                 _save(run, step + 1)
             phase = "value-pretrain " if pretrain else ""
@@ -302,6 +326,16 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
         surplus.load_state_dict(st.get("surplus"))
         if adv_state is not None:
             adv_state.load_state_dict(st["dcpo"])
+    producer = None
+    if t.max_staleness > 0:  # the rollout producer process (trainer/async_rollout.py)
+        if D.is_distributed():
+            raise ValueError("train.max_staleness > 0 runs in one process for now; launch without torchrun")
+        from trainer.async_rollout import AsyncRollouts
+
+        inflight = st.get("inflight") if ckpt is not None else None
+        producer = AsyncRollouts(cfg, model, tok, data.prompts, weights, start=start,
+                                 sampler_state=sampler.state_dict(), surplus_state=surplus.state_dict(),
+                                 inflight=inflight or [])  # fmt: skip
     resume_step = start if ckpt is not None else None
     log = samples_log = None
     if main:
@@ -314,7 +348,7 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
         model=model, tok=tok, device=device, data=data, eval_set=eval_set, sampler=sampler, surplus=surplus,
         ref_model=ref_model,
         critic=critic, critic_opt=critic_opt, engine=engine, optimizer=optimizer, adv_state=adv_state,
-        start=start, log=log, samples_log=samples_log, pad_id=pad_id, ckpt_root=ckpt_root,
+        start=start, log=log, samples_log=samples_log, pad_id=pad_id, ckpt_root=ckpt_root, producer=producer,
     )  # fmt: skip
 
 
@@ -342,6 +376,18 @@ def _build_engine(cfg: Config, model, tok, out: Path):
     return Rank0Engine(engine)
 
 
+def _staleness(rb, step: int, bound: int) -> dict:
+    """Versions between the policy being trained (`step`) and the ones that sampled its groups.
+
+    With train.max_staleness > 0 the producer drops carried groups beyond the bound, and a group
+    older than it is a bug; the synchronous loop's keep-surplus groups are logged as they are.
+    """
+    ages = [step - g.version for g in rb.groups]
+    if bound > 0 and ages and (max(ages) > bound or min(ages) < 0):
+        raise RuntimeError(f"step {step} got groups {min(ages)}..{max(ages)} versions old (bound {bound})")
+    return {"staleness_mean": sum(ages) / max(len(ages), 1), "staleness_max": max(ages, default=0)}
+
+
 def _evaluate(cfg: Config, model, tok, eval_set) -> dict:
     """Held-out avg@k etc. on rank 0 (every rank joins the unsharding under FSDP2)."""
     from trainer.eval import evaluate
@@ -359,6 +405,12 @@ def _save(run: SimpleNamespace, step: int) -> None:
     """Checkpoint `step` (every rank calls it: gathering FSDP2 shards is a collective; rank 0 writes)."""
     weights = D.full_state_dict(run.model) if D.is_fsdp(run.model) else None
     optim_state = D.optimizer_state_dict(run.model, run.optimizer)
+    inflight = []
+    if run.producer is not None:  # the batches already sampled for the next steps go into the checkpoint,
+        inflight = run.producer.inflight(step)  # with the sampler and surplus after the last of them
+        last = inflight[-1] if inflight else run.producer.last
+        run.sampler.load_state_dict(last.sampler_state)
+        run.surplus.load_state_dict(last.surplus_state)
     if D.is_main():
         # "dcpo": the advantage state's key since DCPO introduced it (older checkpoints read the same)
         state = {
@@ -366,6 +418,8 @@ def _save(run: SimpleNamespace, step: int) -> None:
             "dcpo": run.adv_state.state_dict() if run.adv_state else None,
             "surplus": run.surplus.state_dict(),
         }
+        if run.producer is not None:
+            state["inflight"] = [p.to_dict() for p in inflight]
         extra = None if run.critic is None else critic_writer(run.critic, run.critic_opt)
         save_checkpoint(run.ckpt_root, step, run.model, run.tok, optim_state, state,
                         model_state=weights, extra=extra)  # fmt: skip

@@ -39,6 +39,7 @@ class Group:
     prompt: Prompt
     samples: list[Sample]
     scores: list[RewardResult]
+    version: int = 0  # the policy version (optimiser rounds = RL steps done) that sampled it
 
     @property
     def rewards(self) -> list[float]:
@@ -251,11 +252,12 @@ class SurplusBuffer:
         return [asdict(g) for g in self.groups]
 
     def load_state_dict(self, state: list[dict] | None) -> None:
-        self.groups = [
-            Group(
-                Prompt(**d["prompt"]),
-                [Sample(**s) for s in d["samples"]],
-                [reward_from_dict(c) for c in d["scores"]],
-            )
-            for d in state or []
-        ]
+        self.groups = [group_from_dict(d) for d in state or []]
+
+
+def group_from_dict(d: dict) -> Group:
+    """A Group from its `dataclasses.asdict` form (checkpoints; older ones have no version: 0)."""
+    return Group(
+        Prompt(**d["prompt"]), [Sample(**s) for s in d["samples"]], [reward_from_dict(c) for c in d["scores"]],
+        version=d.get("version", 0),
+    )  # fmt: skip

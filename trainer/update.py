@@ -17,14 +17,23 @@ from trainer import distributed as D
 from trainer import objective as obj
 from trainer.algorithms import ALGORITHMS
 from trainer.batch import Batch
+from trainer.packing import packed_response_logits
 
 # First-pass metric sums that update() collects (summed over micro-batches and ranks), and maxima.
-FIRST_PASS_SUMS = ("ent_sum", "prob_sum", "resp_tokens", "gap_sum", "pgap_sum", "gap_kl_sum", "gap_chi2_sum")
-FIRST_PASS_MAX = ("gap_max",)
+FIRST_PASS_SUMS = ("ent_sum", "prob_sum", "resp_tokens", "gap_sum", "pgap_sum", "gap_kl_sum", "gap_chi2_sum",
+                   "isw_sum")  # fmt: skip
+FIRST_PASS_MAX = ("gap_max", "isw_max")
 
 
-def response_logits(model, b: Batch, temperature: float = 1.0) -> torch.Tensor:
-    """[N, R, V] logits that predict each response token (the sampler's temperature applied)."""
+def response_logits(model, b: Batch, temperature: float = 1.0, *, packed: bool = False) -> torch.Tensor:
+    """[N, R, V] logits that predict each response token (the sampler's temperature applied).
+
+    `packed` (train.padding_free): one forward over the sequences packed without padding
+    (trainer/packing.py); the logits on response padding are then 0 instead of unused values.
+    """
+    if packed:
+        logits = packed_response_logits(model, b.ids, b.attn, b.mask)
+        return logits / temperature if temperature not in (0, 1) else logits
     R = b.resp.shape[1]
     out = model(
         input_ids=b.ids, attention_mask=b.attn, position_ids=b.pos, use_cache=False, logits_to_keep=R + 1
@@ -34,31 +43,36 @@ def response_logits(model, b: Batch, temperature: float = 1.0) -> torch.Tensor:
 
 
 @torch.no_grad()
-def _score_rows(model, b: Batch, temperature: float, micro: int) -> tuple[torch.Tensor, torch.Tensor]:
+def _score_rows(
+    model, b: Batch, temperature: float, micro: int, packed: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
     was = model.training
     model.eval()
     lp, ent = [], []
     for i in range(0, len(b), micro):
         mb = b.select(torch.arange(i, min(i + micro, len(b))))
-        logits = response_logits(model, mb, temperature)
+        logits = response_logits(model, mb, temperature, packed=packed)
         lp.append(obj.token_logprobs(logits, mb.resp))
         ent.append(obj.entropy_from_logits(logits))
     model.train(was)
     return torch.cat(lp), torch.cat(ent)
 
 
-def score_tokens(model, b: Batch, *, temperature: float, micro: int) -> tuple[torch.Tensor, torch.Tensor]:
+def score_tokens(
+    model, b: Batch, *, temperature: float, micro: int, packed: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(logp [N, R], entropy [N, R]) under `model` in eval mode: pi_old, the reference, and the metrics.
 
     Each rank scores its rows and every rank gets all rows back (one process: all rows, no gather).
+    `packed`: padding-free forwards (train.padding_free).
     """
     if not D.is_distributed():
-        return _score_rows(model, b, temperature, micro)
+        return _score_rows(model, b, temperature, micro, packed)
     rows = D.shard_range(len(b))
     with D.full_params(model):  # FSDP2: uneven forward counts per rank must not issue collectives
         if len(rows):
             lp, ent = _score_rows(
-                model, b.select(torch.tensor(list(rows), dtype=torch.long)), temperature, micro
+                model, b.select(torch.tensor(list(rows), dtype=torch.long)), temperature, micro, packed
             )
         else:
             lp = ent = torch.zeros((0, b.resp.shape[1]), device=b.resp.device)
@@ -72,7 +86,7 @@ def micro_step(cfg, model, sub: Batch, norm: dict, *, metrics: dict | None = Non
     probability of the response tokens and the gap between this pass and the engine's logprobs.
     `scale=0` backpropagates a zero-weight pass (FSDP2 padding).
     """
-    logits = response_logits(model, sub, cfg.rollout.temperature)
+    logits = response_logits(model, sub, cfg.rollout.temperature, packed=cfg.train.padding_free)
     logp = obj.token_logprobs(logits, sub.resp)
     if sub.old is None:
         sub = sub.with_(old=logp.detach())
@@ -95,6 +109,9 @@ def micro_step(cfg, model, sub: Batch, norm: dict, *, metrics: dict | None = Non
             metrics["gap_chi2_sum"] += float(((d.exp() - 1) ** 2 * m).sum())
             gmax = float((d.abs() * m).max()) if m.numel() else 0.0
             metrics["gap_max"] = max(metrics.get("gap_max", 0.0), gmax)
+            metrics["isw_sum"] += float((d.exp() * m).sum())  # importance weight pi_trainer / pi_engine
+            wmax = float((d.exp() * m).max()) if m.numel() else 0.0
+            metrics["isw_max"] = max(metrics.get("isw_max", 0.0), wmax)
     return loss, st
 
 
@@ -202,6 +219,8 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
             "prob_gap_mean": first["pgap_sum"] / n,
             "engine_trainer_kl": first["gap_kl_sum"] / n,
             "engine_trainer_chi2": first["gap_chi2_sum"] / n,
+            "is_weight_mean": first["isw_sum"] / n,
+            "is_weight_max": first["isw_max"],
         }
     return {
         "loss": agg["loss"] / max(updates, 1),  # micro-batch losses already sum to each mini-batch's loss
