@@ -70,7 +70,9 @@ def sft_policy(work: Path, records: Path, verl: Path, threads: int, max_new_toke
     if not (out / "config.json").exists():
         probe = [Prompt(r["key"], [], r["gold"], r["messages"][-1]["content"]) for r in read_verl(verl)[-48:]]
         torch.set_num_threads(threads)
-        if max_new_tokens > 32:  # the spread corpus: a fixed 300 steps learn the line format (timing, not accuracy)
+        if (
+            max_new_tokens > 32
+        ):  # the spread corpus: a fixed 300 steps learn the line format (timing, not accuracy)
             sft(records, out, steps=300, batch_size=64, lr=3e-3, progress=False)
         else:
             sft(records, out, steps=2000, batch_size=64, lr=3e-3, probe=probe, stop_at_acc=0.3, eval_every=50,
@@ -119,7 +121,7 @@ def learner_seconds(policy: Path, *, n: int, L: int, repeats: int, threads: int,
     from trainer.data import Prompt
     from trainer.model import load_model
     from trainer.packing import pack
-    from trainer.reward import Scored
+    from trainer.reward import RewardResult
     from trainer.rollout import Sample
     from trainer.sampling import Group
     from trainer.update import accumulate_grads
@@ -135,7 +137,9 @@ def learner_seconds(policy: Path, *, n: int, L: int, repeats: int, threads: int,
             r = int(math.exp(math.log(L / 10) + float(torch.rand(1, generator=g)) * math.log(10)))
             samples.append(Sample(torch.randint(3, V, (12,), generator=g).tolist(),
                                   torch.randint(3, V, (r,), generator=g).tolist(), [-1.0] * r, False, ""))  # fmt: skip
-        groups.append(Group(Prompt(str(k), [], "1", ""), samples, [Scored(1.0, True, None, 0.0)] * 8))
+        groups.append(
+            Group(Prompt(str(k), [], "1", ""), samples, [RewardResult(1.0, 1.0, None, "", 0.0)] * 8)
+        )
     b = make_batch(groups, 0, overlong_filter=True)
     b = b.with_(adv=torch.randn(len(b), generator=g), old=None)
     out: dict = {

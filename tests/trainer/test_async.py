@@ -12,7 +12,7 @@ from trainer.batch import make_batch
 from trainer.config import build_config
 from trainer.data import Prompt
 from trainer.objective import policy_loss
-from trainer.reward import Scored
+from trainer.reward import RewardResult
 from trainer.rollout import Sample
 from trainer.sampling import Group
 
@@ -126,7 +126,9 @@ def _one_group(logp_engine: list[float]) -> Group:
     s = Sample([5, 6], [7, 8, 9], logp_engine, False, "")
     s2 = Sample([5, 6], [7, 8, 9], logp_engine, False, "")
     return Group(
-        Prompt("p", [5, 6], "1", ""), [s, s2], [Scored(1.0, True, None, 0.0), Scored(-1.0, False, None, 0.0)]
+        Prompt("p", [5, 6], "1", ""),
+        [s, s2],
+        [RewardResult(1.0, 1.0, None, "", 0.0), RewardResult(-1.0, 0.0, None, "", 0.0)],
     )
 
 

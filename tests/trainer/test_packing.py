@@ -8,7 +8,7 @@ from trainer.config import build_config
 from trainer.critic import build_critic, critic_values
 from trainer.data import Prompt
 from trainer.packing import pack
-from trainer.reward import Scored
+from trainer.reward import RewardResult
 from trainer.rollout import Sample
 from trainer.sampling import Group
 from trainer.update import accumulate_grads, score_tokens
@@ -26,7 +26,7 @@ def _spread_groups(vocab: int, seed: int = 0) -> list[Group]:
             samples.append(Sample(torch.randint(3, vocab, (plen,), generator=g).tolist(),
                                   torch.randint(3, vocab, (rlen,), generator=g).tolist(), [-1.0] * rlen, False, ""))  # fmt: skip
             r = float(i % 2) * 2 - 1
-            scores.append(Scored(r, r > 0, None, 0.0))
+            scores.append(RewardResult(r, float(r > 0), None, "", 0.0))
         groups.append(Group(Prompt(str(k), [], "1", ""), samples, scores))
     return groups
 
