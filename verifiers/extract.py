@@ -31,7 +31,13 @@ when it has at most three words (any number of number words) and none of them ta
 answer (`no answer at all`, `I could not solve this problem.` have none).
 
 `cut_off=True` (a response stopped at the token limit): only an answer line or a box counts;
-nothing is read out of the unfinished prose.
+nothing is read out of the unfinished prose. A response that shows it was cut off is read the
+same way without the flag: a final `\\boxed{` that never closes is no answer (an earlier box is
+not the answer), and a response that stops inside a math span it opened (`... and $x=`) gives
+nothing from its prose.
+
+Markdown bold (`**42**`) after an `the answer is` sentence is a later answer and wins, as the
+last of several boxes does (`The answer is **41**. Actually, recounting: **42**.`).
 
 Chat-template debris (`<|im_end|>`, `<|im_start|>user ...`, `</s>`, ...) ends the response: what
 follows it is never read.
@@ -679,8 +685,11 @@ def _ends_in_open_math(text: str) -> bool:
         return True
     if len(dollars) % 2 == 0:
         return False
-    after = t[dollars[-1] + 1 :]  # `1,000.99$`: a trailing currency sign opens nothing
-    return bool(after.strip(" .,;!?")) and _CURRENCY.match(after) is None
+    last = dollars[-1]
+    after = t[last + 1 :]
+    if not after.strip(" .,;!?"):  # `1,000.99$`: a currency sign after its number; `and $`: cut off
+        return not t[last - 1 : last].isdigit()
+    return _CURRENCY.match(after) is None
 
 
 _DOLLAR = re.compile(r"(?<![\\$])\$(?!\$)")  # a single `$`, not `\$` nor part of `$$`
