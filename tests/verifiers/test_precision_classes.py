@@ -1,6 +1,7 @@
 """The classes behind set C's false positives (issue 22, precision first), each tried on answers
 other than set C's: a cut-off final box or math span is no answer, a later bold value corrects an
-earlier one, `a^b!` is ambiguous, a comma is never a decimal point, a single letter keeps its case.
+earlier one, `a^b!` is ambiguous,
+an equation equals the list of all its roots, a comma is never a decimal point, a single letter keeps its case.
 And the recall fixes that came with them must not buy a false positive."""
 
 from __future__ import annotations
@@ -49,6 +50,15 @@ import verifiers
         ("\\begin{matrix}12\\end{matrix}", "12", True),
         ("\\begin{matrix}1 & 2\\end{matrix}", "1", False),
         ("\\begin{pmatrix}12\\end{pmatrix}", "12", False),
+        # an equation against all its roots, either way round; a missing, extra or double root is no match
+        ("t^2-1=0", "t=1 \\text{ or } t=-1", True),
+        ("t=-1 or t=1", "t^2=1", True),
+        ("x^2-5x+6=0", "x=3, x=2", True),
+        ("x^2-5x+6=0", "x=3", False),
+        ("x^3=x", "x=1 or x=-1", False),
+        ("x^2-2x+1=0", "x=1", False),
+        ("x^2=1", "y=1 or y=-1", False),
+        ("x^2=-1", "x=1 or x=-1", False),
     ],
 )
 def test_class(pred: str, gold: str, equivalent: bool) -> None:
