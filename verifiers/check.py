@@ -18,15 +18,23 @@ tests/verifiers/test_symmetry.py checks it on every labelled pair):
 - Nothing is never equal to anything: an empty answer (`\\boxed{}`) is `no_answer`, an empty,
   unreadable or malformed gold (`2^`, `4\\sqrt(2)`) is `gold_invalid` (Verdict.valid False).
 - A choice letter with its option (`C. {x | -3<x<4}`) equals the option's content, on either side.
+- Letters: a single letter is a variable and is compared case-sensitively (`x` is not `X`); choice
+  letters are read by verifiers.forms (`(b)`, `B.`), and words ignore case (`Yes`/`yes`, `Monday`).
+- An equation in one variable equals the list of all its roots (`x^2=4` and `x=2 or x=-2`, either
+  side), proved by values (see `_solves`); a list missing a root, or a double root, is no match.
+- A comma is never a decimal point: `0,5` could be the list 0, 5, so it is not `0.5`.
+- A factorial right after an exponent (`2^4!`, `2**n!`) is ambiguous (2^(4!) by precedence, (2^4)!
+  as typeset): such an answer equals only itself as written (reason `ambiguous`).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import dataclass
 
-from verifiers import equations, forms
+from verifiers import equations, forms, quickeval
 from verifiers.extract import Extraction, extract
 from verifiers.kinds import kinds_differ, strip_membership
 from verifiers.normalize import normalize, split_unit
@@ -160,6 +168,8 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
     if pred == gold:
         return True
     if _WORDY.fullmatch(pred) and _WORDY.fullmatch(gold):
+        if len(pred) == 1 or len(gold) == 1:  # a single letter is a variable: `x` is not `X`
+            return pred == gold
         return pred.casefold() == gold.casefold()  # `\text{Yes}` / `yes`, `Monday` / `monday`
     if (gv is not None and _WORDY.fullmatch(pred)) or (pv is not None and _WORDY.fullmatch(gold)):
         return False  # a number is never a bare word or letter
@@ -435,7 +445,10 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     ):
         return Verdict(False, "unit_mismatch", normalize(p_body))  # `60 radians` is not 60 degrees
     p, g = normalize(p_body), normalize(g_body)
-    p, g = _decimal_comma(p, g), _decimal_comma(g, p)
+    if _solves(p, g) or _solves(g, p):  # `x^2=4` and `x=2 or x=-2`: the equation and all its roots
+        return Verdict(True, "structure_match", p)
+    if _AMBIGUOUS_FACTORIAL.search(p) or _AMBIGUOUS_FACTORIAL.search(g):
+        return Verdict(p == g, "string_match" if p == g else "ambiguous", p)  # `2^4!`: see the docstring
     p, g = _set_builder(p), _set_builder(g)
     pc, gc = forms.clock_seconds(p), forms.clock_seconds(g)
     if pc is not None and gc is not None:  # `20:34`, `20:34:00`, `08:34 P.M.`
@@ -587,15 +600,50 @@ def _union_of_relations(s: str, force: bool = False) -> str:
 
 _ELLIPSIS = re.compile(r"\\[lc]?dots(?:[bcm])?(?![a-zA-Z])|\.\.\.|\u2026")
 _DEGREE_MARK = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree|degrees?\b")
-_DEC_COMMA = re.compile(r"-?(?:0|[1-9]\d*),(?:\d{1,2}|\d{4,})|-?0,\d+")
+_ROOT_JOIN = re.compile(r"\s*(?:\bor\b|\\lor(?![a-zA-Z])|,|;)\s*")
+_ROOT = re.compile(r"([a-zA-Z])\s*=\s*(.+)")
+_CHECK_POINTS = (0.5, 1.75, 2.6, 3.3, 4.15, 5.9)
 
 
-def _decimal_comma(s: str, other: str) -> str:
-    """`1,22` / `1000,99` / `0,111` is a decimal comma when the other answer is a decimal number
-    (a thousands group has exactly three digits and never follows a lone 0)."""
-    if "." in other and _DEC_COMMA.fullmatch(s) and parse_number(other) is not None:
-        return s.replace(",", ".")
-    return s
+def _solves(equation: str, roots: str) -> bool:
+    """True when `roots` lists numbers (`x=2 or x=-2`, `x=2, x=-2`) that are all the roots of the
+    one-variable `equation` (`x^2=4`). Proof by values, no solving: the equation's difference of
+    sides divided by the product of (x - root) is the same nonzero constant at six points, so it
+    is that product times a constant and has exactly those roots. A double root (`x^2-4x+4=0` vs
+    `x=2`) or an equation outside quickeval's plain subset is not decided here (never a match)."""
+    if "=" not in equation or "=" not in roots:
+        return False
+    items = _ROOT_JOIN.split(roots)
+    found = [_ROOT.fullmatch(item) for item in items]
+    if len(items) < 2 or not all(found) or len({m.group(1) for m in found}) != 1:
+        return False
+    var = found[0].group(1)
+    values = [parse_number(m.group(2)) for m in found]
+    if any(v is None for v in values) or len(set(values)) != len(values):
+        return False
+    sides = equations.split_sides(equation)
+    if sides is None or len(sides) != 2:
+        return False
+    diff = f"({sides[0]})-({sides[1]})"
+    if quickeval.letters(diff) != {var}:
+        return False
+    occurrence = re.compile(rf"(?<![\\a-zA-Z]){var}(?![a-zA-Z])")
+    ratios = []
+    for t in _CHECK_POINTS:
+        product = math.prod(t - float(v) for v in values)
+        if abs(product) < 1e-6:
+            return False
+        at = quickeval.probe_values(occurrence.sub(f"({t})", diff), [])
+        if at is None:
+            return False
+        ratios.append(at[0][0] / product)
+    c = ratios[0]
+    return abs(c) > 1e-9 and all(abs(r - c) <= 1e-9 * max(1.0, abs(c)) for r in ratios)
+
+
+# `2^4!`, `2**n!`, `2^{4}!`: a factorial right after an exponent reads as 2^(4!) by precedence and
+# as (2^4)! by its typesetting; precision first, such an answer equals only itself as written
+_AMBIGUOUS_FACTORIAL = re.compile(r"(?:\^|\*\*)\s*(?:[A-Za-z0-9.]+|\{[^{}]*\})\s*!")
 
 
 def _equation(raw: str) -> str:

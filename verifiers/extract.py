@@ -31,7 +31,13 @@ when it has at most three words (any number of number words) and none of them ta
 answer (`no answer at all`, `I could not solve this problem.` have none).
 
 `cut_off=True` (a response stopped at the token limit): only an answer line or a box counts;
-nothing is read out of the unfinished prose.
+nothing is read out of the unfinished prose. A response that shows it was cut off is read the
+same way without the flag: a final `\\boxed{` that never closes is no answer (an earlier box is
+not the answer), and a response that stops inside a math span it opened (`... and $x=`) gives
+nothing from its prose.
+
+Markdown bold (`**42**`) after an `the answer is` sentence is a later answer and wins, as the
+last of several boxes does (`The answer is **41**. Actually, recounting: **42**.`).
 
 Chat-template debris (`<|im_end|>`, `<|im_start|>user ...`, `</s>`, ...) ends the response: what
 follows it is never read.
@@ -220,6 +226,18 @@ def extract_boxed(text: str) -> str | None:
     for m in _BOXED_SPACE.finditer(text):
         last = m
     return last.group(1).strip() if last else None
+
+
+def _final_box_open(text: str) -> bool:
+    """The last `\\boxed{` / `\\fbox{` opening never closes: the response was cut off inside its
+    final box. Every brace opened after the window's start is matched as in the whole text, so a
+    window and the whole text agree."""
+    last = None
+    for m in _BOXED.finditer(text):
+        last = m
+    if last is None:
+        return False
+    return all(start != last.end() for start, _, _ in _boxes(text))
 
 
 def box_depth(text: str) -> int:
@@ -633,8 +651,11 @@ def _window_decides(window: str, ex: Extraction, start: int, box_end: int) -> bo
 def _core(text: str, gold: bool, cut_off: bool) -> tuple[Extraction, int, int]:
     """The policy on `text`: (extraction, start of the deciding marker, end of the deciding box
     group), -1 where no answer line or box decided. The marker that comes last wins: an answer
-    line, unless a box group starts after it."""
+    line, unless a box group starts after it. A final box that never closes (`... \\boxed{12`)
+    is the answer cut off: no answer, whatever came before it."""
     depth = box_depth(text) if "box" in text else 0
+    if "box" in text and _final_box_open(text):
+        return Extraction((), "none", "", depth), -1, -1
     ans, a_start, a_end = _answer_line_at(text)
     if "box" in text:
         parts, joined, b_start, b_end = _box_group_at(text)
@@ -652,8 +673,49 @@ def _core(text: str, gold: bool, cut_off: bool) -> tuple[Extraction, int, int]:
     return _unmarked(text, gold, depth), -1, -1
 
 
+def _ends_in_open_math(text: str) -> bool:
+    """The text stops inside a math span it opened (`... the roots are $x=-1$ and $x=`): a
+    response cut off mid-formula. A lone `$` before a number or at the very end is a currency
+    sign (`$18`, `1,000.99$`), not a span."""
+    t = text.rstrip()
+    if t.rfind("\\(") > t.rfind("\\)") or t.rfind("\\[") > t.rfind("\\]"):
+        return True
+    dollars = [m.start() for m in _DOLLAR.finditer(t)]
+    if t.count("$$") % 2 == 1:
+        return True
+    if len(dollars) % 2 == 0:
+        return False
+    last = dollars[-1]
+    after = t[last + 1 :]
+    if not after.strip(" .,;!?"):  # `1,000.99$`: a currency sign after its number; `and $`: cut off
+        return not t[last - 1 : last].isdigit()
+    return _CURRENCY.match(after) is None
+
+
+_DOLLAR = re.compile(r"(?<![\\$])\$(?!\$)")  # a single `$`, not `\$` nor part of `$$`
+_CURRENCY = re.compile(r"\s?\d")
+_BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+
+
+def _later_bold(text: str, after: int) -> str | None:
+    """A value set in bold (`**42**`) in a later sentence than position `after`: the answer was
+    corrected (`The answer is **41**. Actually, recounting: **42**.`). As with several boxes, the
+    last one wins. Headings (`**Step 3.**`, `**Answer:**`) are not values."""
+    end = _SENTENCE_END.search(text, after)
+    if end is None:
+        return None
+    last = None
+    for m in _BOLD.finditer(text, end.end()):
+        value = _strip_wrapping(m.group(1))
+        if value and re.search(r"\d", value) and not value.endswith((":", ".")) and len(value.split()) <= 3:
+            last = value
+    return last
+
+
 def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
-    """No answer line and no terminated box: `\boxed 5`, `####`, a sentence, then prose."""
+    """No answer line and no terminated box: `\boxed 5`, `####`, a sentence, then prose. A
+    response that stops inside a math span it opened is cut off: nothing is read from its prose."""
     if "box" in text:
         boxed = extract_boxed(text)
         if boxed:
@@ -662,17 +724,21 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
         g = _gsm8k(text)
         if g:
             return Extraction((g,), "gsm8k", "", depth)
+    if not gold and _ends_in_open_math(text):  # the whole text: a tail could start inside a span
+        return Extraction((), "none", "", depth)
     if "answer is" in text.lower():
         v = _minerva(text)
         if v:
             return Extraction((v,), "sentence", "", depth)
         last = None
-        for m in _SENTENCE.finditer(text[-_TAIL:]):
+        tail = text[-_TAIL:]
+        for m in _SENTENCE.finditer(tail):
             last = m
         if last is not None:
-            v = _sentence_value(text[-_TAIL:][last.end() :])
+            v = _sentence_value(tail[last.end() :])
             if v:
-                return Extraction((v,), "sentence", "", depth)
+                later = _later_bold(tail, last.end()) if "**" in tail[last.end() :] else None
+                return Extraction((later or v,), "sentence", "", depth)
     stripped = text.strip()
     if not stripped:
         return Extraction((), "none", "", depth)

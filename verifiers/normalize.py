@@ -286,6 +286,9 @@ def _normalize_once(answer: str) -> str:
     if "\\\\" in s:
         s = _DOUBLED.sub(lambda _m: "\\", s)
     s = _unwrap(s)
+    one_cell = _ONE_CELL_MATRIX.fullmatch(s.strip())
+    if one_cell:  # `\\begin{matrix}5\\end{matrix}`: a bracketless one-cell layout is its cell
+        s = one_cell.group(1)
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
     s = s.replace("\\%", "%").replace("\\$", "").replace("\\infin", "\\infty")
     s = _TYPESET_COMMA.sub(
@@ -387,6 +390,13 @@ def _currency(s: str) -> str:
 
 _SQRT_PAREN = re.compile(r"(?:\\sqrt|(?<![a-zA-Z\\])sqrt)\s*\(")
 _POW_PAREN = re.compile(r"\^\s*\(")
+# `\\begin{matrix}5\\end{matrix}`: the bracketless `matrix` environment with one cell (no `&`, no `\\\\`)
+_ONE_CELL_MATRIX = re.compile(
+    r"\\begin\{matrix\}\s*((?:(?!\\\\|&|\\begin|\\end).)+?)\s*\\end\{matrix\}", re.DOTALL
+)
+# Python's `**` between two operands (markdown bold `**41**` has no operand before its first `**`)
+_PY_POWER_ATOM = re.compile(r"(?<=[\w)}\]])\s*\*\*\s*(-?\s*\d+(?:\.\d+)?|-?\s*[A-Za-z])(?![\w(.])")
+_PY_POWER = re.compile(r"(?<=[\w)}\]])\s*\*\*\s*(?=[\w(.{])")
 _PI_WORD = re.compile(r"(?<![a-zA-Z\\])pi(?![a-zA-Z])")
 # plain-text function calls (`cos(x)^2`, `log(x)/log(10)`): the LaTeX command, so they parse as functions
 _FUNC_CALL = re.compile(
@@ -424,7 +434,11 @@ def _paren_to_brace(s: str, opener: re.Pattern, head: str) -> str:
 
 
 def _plain_math(s: str) -> str:
-    """Plain-text maths as LaTeX: `3*sqrt(2)` -> `3*\\sqrt{2}`, `x^(1/2)` -> `x^{1/2}`, `pi` -> `\\pi`."""
+    """Plain-text maths as LaTeX: `3*sqrt(2)` -> `3*\\sqrt{2}`, `x^(1/2)` -> `x^{1/2}`, `pi` -> `\\pi`,
+    Python's power `(x+1)**2` -> `(x+1)^2`, `x**-2` -> `x^{-2}`."""
+    if "**" in s:
+        s = _PY_POWER_ATOM.sub(r"^{\1}", s)
+        s = _PY_POWER.sub("^", s)
     if "sqrt" in s:
         s = _paren_to_brace(s, _SQRT_PAREN, "\\sqrt")
     if "^(" in s.replace(" ", ""):

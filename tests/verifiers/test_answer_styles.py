@@ -42,7 +42,10 @@ def _warm():
         ("\\sqrt{x^2}", "x", False),
         ("\\log(xy)", "\\log x+\\log y", False),
         ("\\ln(ab)", "\\ln a + \\ln b", False),
-        ("x^2=4", "x=2 \\text{ or } x=-2", False),
+        # an equation and ALL its roots hold without assumptions (issue 22 part 3; set C c3-0039);
+        # one root taken for the equation needs an assumption (x > 0) and stays refused
+        ("x^2=4", "x=2 \\text{ or } x=-2", True),
+        ("x^2=4", "x=2", False),
     ],
 )
 def test_answer_styles(pred, gold, equal):

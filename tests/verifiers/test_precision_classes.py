@@ -1,0 +1,65 @@
+"""The classes behind set C's false positives (issue 22, precision first), each tried on answers
+other than set C's: a cut-off final box or math span is no answer, a later bold value corrects an
+earlier one, `a^b!` is ambiguous,
+an equation equals the list of all its roots, a comma is never a decimal point, a single letter keeps its case.
+And the recall fixes that came with them must not buy a false positive."""
+
+from __future__ import annotations
+
+import pytest
+
+import verifiers
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "equivalent"),
+    [
+        # a final box that never closes: the answer was cut off, an earlier box is not it
+        ("Case n=2 gives \\boxed{8}. Summing all cases, the total is \\boxed{8 + ", "8", False),
+        ("So $\\boxed{\\frac{1}{2}}$, and in general \\fbox{", "\\frac12", False),
+        ("\\boxed{3} then \\boxed{\\frac{1}{\\boxed{2}}", "3", False),
+        ("\\boxed{7}", "7", True),  # a closed final box still counts
+        # the response stops inside a math span it opened: nothing is read from its prose
+        ("The two answers are $3$ and $", "3", False),
+        ("so the area is \\(12\\) plus \\(", "12", False),
+        ("The area is $12$.", "12", True),
+        ("The price is $18.", "18", True),  # a currency sign opens no span
+        ("The total is 2,500.50$", "2500.5", True),
+        # a later bold value corrects the answer sentence: the last one wins
+        ("The answer is **12**. Wait, I double counted: **10**.", "10", True),
+        ("The answer is **12**. Wait, I double counted: **10**.", "12", False),
+        ("The answer is **12**.", "12", True),
+        # a factorial right after an exponent is ambiguous: equal only to itself
+        ("3^2!", "(3^2)!", False),
+        ("3^2!", "3^{2!}", False),
+        ("x**n!", "(x^n)!", False),
+        ("3^2!", "3^2!", True),
+        ("3^{2!}", "9", True),  # braced: no ambiguity
+        # a comma is not a decimal point
+        ("2,5", "2.5", False),
+        ("3.75", "3,75", False),
+        ("2,500", "2500", True),  # a thousands group still is one
+        # single letters are variables: case matters; words do not
+        ("y", "Y", False),
+        ("Y", "Y", True),
+        ("\\text{Yes}", "yes", True),
+        # Python's ** is a power, and a one-cell bracketless matrix is its cell
+        ("(a-b)**2", "a^2-2ab+b^2", True),
+        ("(a-b)**2", "a^2-b^2", False),
+        ("t**-1", "\\frac{1}{t}", True),
+        ("\\begin{matrix}12\\end{matrix}", "12", True),
+        ("\\begin{matrix}1 & 2\\end{matrix}", "1", False),
+        ("\\begin{pmatrix}12\\end{pmatrix}", "12", False),
+        # an equation against all its roots, either way round; a missing, extra or double root is no match
+        ("t^2-1=0", "t=1 \\text{ or } t=-1", True),
+        ("t=-1 or t=1", "t^2=1", True),
+        ("x^2-5x+6=0", "x=3, x=2", True),
+        ("x^2-5x+6=0", "x=3", False),
+        ("x^3=x", "x=1 or x=-1", False),
+        ("x^2-2x+1=0", "x=1", False),
+        ("x^2=1", "y=1 or y=-1", False),
+        ("x^2=-1", "x=1 or x=-1", False),
+    ],
+)
+def test_class(pred: str, gold: str, equivalent: bool) -> None:
+    assert verifiers.check(pred, gold, timeout=5.0).equivalent is equivalent, verifiers.check(pred, gold)
