@@ -15,8 +15,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -37,7 +35,7 @@ app = typer.Typer(
 
 
 # command name -> the packages it needs (filled by _register_all; `demo` needs two)
-_NEEDS: dict[str, tuple[str, ...]] = {"demo": ("pipelines", "trainer"), "eval": ("mathdata",)}
+_NEEDS: dict[str, tuple[str, ...]] = {"demo": ("pipelines", "trainer"), "eval": ("evals",)}
 _ALWAYS = ("doctor", "version")
 _FOREIGN = dapo_extras.foreign_verifiers()  # reads one file; nothing is imported
 
@@ -97,12 +95,6 @@ def demo(
     )
 
 
-def _slug(text: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:60] or "model"
-
-
 def eval_cmd(
     checkpoint: Annotated[
         Path | None,
@@ -139,12 +131,18 @@ def eval_cmd(
         str | None, typer.Option(help="only rows of this split (verl: extra_info.split)")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="first N problems of each benchmark")] = None,
-    k: Annotated[int, typer.Option(min=1, help="samples per problem")] = 32,
-    temperature: float = 1.0,
-    top_p: float = 0.7,
+    k: Annotated[
+        int | None, typer.Option(min=1, help="samples per problem (default 32; 1 with --greedy)")
+    ] = None,
+    temperature: Annotated[float | None, typer.Option(help="default 1.0; 0 with --greedy")] = None,
+    top_p: Annotated[float | None, typer.Option(help="default 0.7; 1.0 with --greedy")] = None,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", "--max-new-tokens", min=1, help="per response")
     ] = 1024,
+    greedy: Annotated[
+        bool,
+        typer.Option("--greedy", help="one sample at temperature 0 (top-p 1): the harnesses' greedy mode"),
+    ] = False,
     pass_k: Annotated[str, typer.Option(help="pass@j reported for these j (k is always added)")] = "1,4,16",
     prompt: Annotated[
         str | None,
@@ -158,7 +156,7 @@ def eval_cmd(
         str, typer.Option(help="chat (the model's chat template applies) or completion (raw prompt)")
     ] = "chat",
     out: Annotated[
-        Path | None, typer.Option(help="output directory (default evals/<model>-T<t>-p<p>-L<max>)")
+        Path | None, typer.Option(help="output directory (default eval_runs/<model>-T<t>-p<p>-L<max>)")
     ] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="discard the samples already in --out")] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="requests in flight (--endpoint)")] = 32,
@@ -171,13 +169,17 @@ def eval_cmd(
     seed: Annotated[
         int | None,
         typer.Option(
-            help="per-sample seeds derived from this, for servers that honour them (vLLM on CPU crashes on them)"
+            help="checkpoint: torch's seed (default 0); endpoint: per-sample seeds derived from this, sent only "
+            "when given (vLLM on CPU crashes on them)"
         ),
     ] = None,
     grade_workers: Annotated[
         int | None, typer.Option(help="processes grading (default: CPU count, at most 8)")
     ] = None,
-    grade_timeout: Annotated[float, typer.Option(help="verifier time budget per response, seconds")] = 1.0,
+    grade_timeout: Annotated[
+        float | None,
+        typer.Option(help="verifier seconds per response, default 1 (training: train.eval_grade_timeout)"),
+    ] = None,
     max_prompt_len: Annotated[int | None, typer.Option(help="checkpoint: longest prompt in tokens")] = None,
     batch_prompts: Annotated[int, typer.Option(help="checkpoint: prompts sampled together")] = 32,
     no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
@@ -191,88 +193,10 @@ def eval_cmd(
     Samples are cached in --out as they arrive; rerunning the same command resumes a killed run.
     Writes report.json, samples.parquet, report.md and pass_at_k.png; graded by this project's verifier.
     """
+    options = dict(locals())  # every option above, by name
+    from evals.command import eval_command
 
-    from mathdata.evaluation import (
-        EvalConfig,
-        PromptSpec,
-        SamplingParams,
-        load_benchmark_problems,
-        parse_mapping,
-        run_eval,
-    )
-    from mathdata.files import StoreError
-
-    def fail(msg: str, code: int = 2) -> None:
-        typer.secho(f"error: {msg}", fg="red", err=True)
-        raise typer.Exit(code)
-
-    if (checkpoint is None) == (endpoint is None):
-        fail(
-            "give a checkpoint directory (dapo eval DIR ...) or --endpoint URL --model NAME, not both or neither"
-        )
-    if endpoint is not None and not model:
-        fail("--endpoint needs --model: the name the server serves (GET URL/models lists them)")
-    specs = [b.strip() for b in (bench or "").split(",") if b.strip()] + ([data] if data else [])
-    if not specs:
-        fail("name what to evaluate: --bench aime24,aime25,amc23,math500 (or a Parquet/JSONL file)")
-    try:
-        ks = tuple(int(x) for x in pass_k.split(",") if x.strip())
-    except ValueError:
-        fail(f"--pass-k {pass_k!r}: write a comma list of integers, e.g. 1,4,16")
-    params = SamplingParams(k=k, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
-    name = model if endpoint is not None else str(checkpoint)
-    out = out or Path("evals") / f"{_slug(name)}-T{temperature:g}-p{top_p:g}-L{max_tokens}"
-    sampler = None
-    try:
-        if map_ is not None:
-            typer.echo("warning: --map is renamed --mapping (same field=column syntax)", err=True)
-        mapping = parse_mapping(mapping or map_)
-        benches = [load_benchmark_problems(s, mapping=mapping, split=split, limit=limit) for s in specs]
-        for b in benches:
-            for note in b.notes:
-                typer.echo(f"{b.name}: {note}", err=True)
-        dup = {b.name for b in benches if [x.name for x in benches].count(b.name) > 1}
-        if dup:
-            fail(f"two benchmarks are named {sorted(dup)[0]!r}; name one NAME=PATH")
-        spec = PromptSpec.make(prompt, system=system, mode=mode)
-        if endpoint is not None:
-            from pipelines.eval_endpoint import EndpointSampler
-
-            sampler = EndpointSampler(endpoint, model, api_key=api_key, concurrency=concurrency, timeout_s=timeout,
-                                      max_retries=max_retries)  # fmt: skip
-            sampler.preflight()
-        else:
-            if not checkpoint.is_dir():
-                fail(f"{checkpoint}: no such policy directory (an SFT output or a run's checkpoints/step-N)")
-            from trainer.eval import CheckpointSampler
-
-            sampler = CheckpointSampler(
-                checkpoint, batch_prompts=batch_prompts, max_prompt_len=max_prompt_len
-            )
-        workers = grade_workers if grade_workers is not None else min(os.cpu_count() or 1, 8)
-        cfg = EvalConfig(out=out, params=params, prompt=spec, pass_ks=ks, grade_workers=workers,
-                         grade_timeout=grade_timeout, fresh=fresh, progress=not no_progress, model=name)  # fmt: skip
-        report = run_eval(benches, sampler, cfg)
-    except typer.Exit:
-        raise
-    except KeyboardInterrupt:
-        fail(
-            f"interrupted; the samples drawn so far are kept in {out}: rerun the same command to resume", 130
-        )
-    except (StoreError, ValueError, FileNotFoundError, OSError, RuntimeError) as e:
-        kept = f" (samples drawn so far are kept in {out}; rerun the same command to resume)" if (
-            out / "samples.jsonl").exists() else ""  # fmt: skip
-        fail(f"{e}{kept}")
-    typer.echo((out / "report.md").read_text(encoding="utf-8"))
-    s = report["samples"]
-    typer.echo(f"{s['drawn_now']} samples drawn, {s['from_store']} from the store; "
-               f"wrote {out}/report.json, samples.parquet, report.md, pass_at_k.png")  # fmt: skip
-    if json_out:
-        from mathdata.files import atomic_write
-
-        flat = {**report["overall"], f"cons@{k}": report["overall"][f"maj@{k}"],
-                "n_prompts": report["overall"]["n_problems"], "report": str(out / "report.json")}  # fmt: skip
-        atomic_write(json_out, json.dumps(flat, indent=1))
+    eval_command(**options)
 
 
 app.command("eval")(eval_cmd)

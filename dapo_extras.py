@@ -36,7 +36,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 # import package -> the extra it needs (verifiers is the core: nothing beyond the base install)
-PACKAGE_EXTRA = {"mathdata": "data", "pipelines": "pipelines", "trainer": "train"}
+PACKAGE_EXTRA = {"mathdata": "data", "pipelines": "pipelines", "trainer": "train", "evals": "data"}
 
 MARKER = "__dapo_toolkit__"
 

@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 # copy the sources, so the build writes nothing into the checkout (setuptools builds in tree)
 mkdir "$tmp/src"
 # every top-level module (pyproject py-modules: dapo_*.py) and package
-cp -r pyproject.toml README.md dapo_*.py verifiers mathdata pipelines trainer "$tmp/src/"
+cp -r pyproject.toml README.md dapo_*.py verifiers mathdata pipelines trainer evals "$tmp/src/"
 find "$tmp/src" -name __pycache__ -prune -exec rm -rf {} +
 t0=$(date +%s)
 "$PYTHON" -m venv "$tmp/venv"

@@ -1,7 +1,8 @@
 """`dapo` subcommands contributed by the trainer package: train, sft, plot.
 
-(`dapo eval` lives in dapo_cli.py: it samples a checkpoint through trainer.eval.CheckpointSampler
-or an endpoint through pipelines, and the trainer never imports pipelines.)
+(`dapo eval` lives in evals/, above the trainer: it samples a checkpoint through
+evals.checkpoint.CheckpointSampler or an endpoint through pipelines' client, and the trainer never
+imports pipelines or evals.)
 
 (`dapo demo` lives in dapo_cli.py because it also builds a corpus with pipelines, which the
 trainer never imports.) Heavy imports happen inside the commands so `dapo --help` stays fast.

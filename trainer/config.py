@@ -215,6 +215,8 @@ class TrainConfig(_Strict):
     eval_k: int = 8
     eval_temperature: float = 1.0
     eval_top_p: float = 0.7
+    # the verifier's seconds per response and per vote comparison; `dapo eval --grade-timeout` (same default)
+    eval_grade_timeout: float = Field(1.0, gt=0)
     tensorboard: bool = True
     threads: int | None = None  # torch intra-op threads (None: torch default)
     # Where the policy trains: "auto" = cuda:LOCAL_RANK when CUDA is available, else cpu; or "cpu",
@@ -762,6 +764,7 @@ RESUME_MAY_CHANGE = (
     "train.eval_k",
     "train.eval_temperature",
     "train.eval_top_p",
+    "train.eval_grade_timeout",
     "train.tensorboard",
     "train.threads",
     "train.device",

@@ -89,28 +89,12 @@ def read_verl(path: str | Path, *, split: str | None = None) -> list[dict]:
 
     `split` keeps rows whose extra_info.split matches (a held-out split of the same file).
     """
+    from mathdata.verl import verl_rows
+
     out = []
-    for i, row in enumerate(_read_rows(path)):
-        if split is not None and (row.get("extra_info") or {}).get("split") != split:
-            continue
-        msgs = row.get("prompt")
-        if isinstance(msgs, str):
-            msgs = [{"role": "user", "content": msgs}]
-        if not msgs or not all(isinstance(m, dict) and "role" in m and "content" in m for m in msgs):
-            raise ValueError(
-                f"{path} row {i}: field 'prompt' must be a non-empty list of {{role, content}}, got {msgs!r:.120}"
-            )
-        rm = row.get("reward_model") or {}
-        gold = rm.get("ground_truth") if isinstance(rm, dict) else None
-        if gold is None or str(gold).strip() == "":
-            raise ValueError(
-                f"{path} row {i}: field 'reward_model.ground_truth' is empty; every row needs its answer"
-            )
-        extra = row.get("extra_info") or {}
-        key = extra.get("id") or extra.get("index") if isinstance(extra, dict) else None
-        key = str(i) if key is None or key == "" else str(key)
-        diff = _difficulty(extra.get("difficulty") if isinstance(extra, dict) else None, path, i)
-        out.append({"key": key, "messages": msgs, "gold": str(gold), "difficulty": diff})
+    for r in verl_rows(_read_rows(path), path, split=split):
+        diff = _difficulty(r.extra.get("difficulty"), path, r.index)
+        out.append({"key": r.key, "messages": r.messages, "gold": r.gold, "difficulty": diff})
     return out
 
 

@@ -1,91 +1,33 @@
-"""Held-out evaluation: avg@k, pass@k (unbiased estimator) and cons@k (majority vote) from k samples.
+"""The trainer's in-loop held-out eval: avg@k, pass@k (unbiased estimator) and cons@k (majority vote).
 
-pass@k uses Chen et al.'s estimator 1 - C(n-c, k) / C(n, k) over n >= k samples with c correct,
-so asking for pass@1 from 8 samples is not the noisy "first sample" number. The metrics and the
-vote are mathdata.evaluation's (shared with `dapo eval`); `evaluate` is the loop's quick in-memory
-eval, `CheckpointSampler` puts a checkpoint behind `dapo eval`'s sample store and reports.
+The metrics are `verifiers.metrics` (the same implementation and grader timeout as `dapo eval`,
+which lives in evals/); this module only samples in memory and adds the policy's entropy.
+`CheckpointSampler` moved to evals.checkpoint; the names below stay importable for one release.
 """
 
 from __future__ import annotations
 
 import torch
 
-from mathdata.evaluation import pass_at_k
 from trainer.data import Prompt
+from trainer.reward import RewardResult
+from verifiers.metrics import (
+    DEFAULT_GRADE_TIMEOUT,
+    ProblemResult,
+    majority_vote,
+    pass_at_k,
+    same_answer,
+    summarize,
+)
 
-__all__ = ["CheckpointSampler", "evaluate", "majority_correct", "pass_at_k"]
+__all__ = ["evaluate", "majority_correct", "pass_at_k"]
 
 
-def majority_correct(preds: list[str | None], accs: list[bool]) -> bool:
-    """cons@k for one prompt: the largest class of equivalent extracted answers (`1/2` and `0.5` are
-    one vote; the class seen first wins a tie) is correct. The same vote as `dapo eval`."""
-    from mathdata.evaluation import _same_answer, majority_vote
-
-    return majority_vote(preds, accs, _same_answer(1.0))
-
-
-class CheckpointSampler:
-    """`dapo eval CHECKPOINT`: a mathdata.evaluation.Sampler on this trainer's generation (HFEngine).
-
-    Chat prompts go through the tokenizer's chat template, completion prompts are tokenised as
-    they are; each prompt's missing samples are drawn together (one prefill, n continuations),
-    `batch_prompts` prompts at a time, and handed to the store as each batch finishes.
-    """
-
-    def __init__(self, model_dir, *, batch_prompts: int = 32, max_prompt_len: int | None = None, engine=None):
-        from trainer.model import load_model, load_tokenizer, quiet_transformers
-
-        quiet_transformers()
-        self.model_dir = str(model_dir)
-        self.tokenizer = load_tokenizer(model_dir)
-        self.model = load_model(model_dir) if engine is None else None
-        self.engine = engine
-        self.batch_prompts, self.max_prompt_len = batch_prompts, max_prompt_len
-
-    def describe(self) -> dict:
-        return {"kind": "checkpoint", "path": self.model_dir}
-
-    def _ids(self, prompt) -> list[int]:
-        if isinstance(prompt, str):
-            return list(self.tokenizer(prompt, add_special_tokens=True)["input_ids"])
-        ids = self.tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True)
-        if isinstance(ids, dict) or hasattr(ids, "keys"):  # transformers 5 returns a BatchEncoding
-            ids = ids["input_ids"]
-        return list(ids)
-
-    def run(self, jobs, params, emit) -> None:
-        from mathdata.evaluation import Response
-        from trainer.rollout import HFEngine
-
-        if params.seed is not None:
-            torch.manual_seed(params.seed)
-        engine = self.engine or HFEngine(self.model, self.tokenizer)
-        by_key: dict[str, list] = {}
-        for j in jobs:
-            by_key.setdefault(j.key, []).append(j)
-        # prompts missing the same number of samples are sampled together with that n
-        by_n: dict[int, list[list]] = {}
-        for js in by_key.values():
-            by_n.setdefault(len(js), []).append(js)
-        for n, groups in by_n.items():
-            for s in range(0, len(groups), self.batch_prompts):
-                chunk = groups[s : s + self.batch_prompts]
-                ids = [self._ids(js[0].prompt) for js in chunk]
-                if self.max_prompt_len is not None:
-                    too_long = [len(x) for x in ids if len(x) > self.max_prompt_len]
-                    if too_long:
-                        raise ValueError(
-                            f"a prompt has {too_long[0]} tokens, over --max-prompt-len {self.max_prompt_len}; "
-                            "raise it or drop the problem"
-                        )
-                outs = engine.generate(ids, n=n, max_new_tokens=params.max_tokens,
-                                       temperature=params.temperature, top_p=params.top_p)  # fmt: skip
-                for js, samples in zip(chunk, outs, strict=True):
-                    for j, smp in zip(js, samples, strict=True):
-                        emit(
-                            j,
-                            Response(smp.text, len(smp.response_ids), "length" if smp.truncated else "stop"),
-                        )
+def majority_correct(
+    preds: list[str | None], accs: list[bool], timeout: float = DEFAULT_GRADE_TIMEOUT
+) -> bool:
+    """cons@k for one prompt: verifiers.metrics.majority_vote with the verifier's equivalence."""
+    return majority_vote(preds, accs, same_answer(timeout))
 
 
 @torch.no_grad()
@@ -100,16 +42,21 @@ def evaluate(
     max_new_tokens: int = 64,
     engine=None,
     batch_prompts: int = 32,
+    grade_timeout: float = DEFAULT_GRADE_TIMEOUT,
 ) -> dict:
-    """Sample k responses per prompt and score them; keys name k (avg@8, pass@8, cons@8)."""
+    """Sample k responses per prompt and score them; keys name k (avg@8, pass@8, cons@8).
+
+    The metrics are verifiers.metrics.summarize's (the same code as `dapo eval`); `grade_timeout` is
+    the verifier's budget per response and per vote comparison (train.eval_grade_timeout)."""
     from trainer.batch import make_batch
-    from trainer.reward import score_samples
     from trainer.rollout import HFEngine
     from trainer.sampling import Group
     from trainer.update import score_tokens
 
     engine = engine or HFEngine(model, tokenizer)
-    accs, passes, cons, ent_sum, tok_sum, lens, trunc = [], [], [], 0.0, 0.0, [], []
+    same = same_answer(grade_timeout)
+    results: list[ProblemResult] = []
+    ent_sum, tok_sum = 0.0, 0.0
     for i in range(0, len(prompts), batch_prompts):
         chunk = prompts[i : i + batch_prompts]
         outs = engine.generate(
@@ -117,25 +64,45 @@ def evaluate(
         )
         groups = []
         for p, samples in zip(chunk, outs, strict=True):
-            sc = score_samples(samples, p.gold, max_len=max_new_tokens, cache_len=0, overlong_penalty=False)
+            sc = _grade(samples, p.gold, grade_timeout)
             a = [s.acc for s in sc]
-            accs.append(sum(a) / k)
-            passes.append(pass_at_k(k, sum(a), k))
-            cons.append(majority_correct([s.extracted for s in sc], a))
-            lens += [len(s.response_ids) for s in samples]
-            trunc += [s.truncated for s in samples]
+            results.append(
+                ProblemResult(
+                    n=k,
+                    correct=sum(a),
+                    maj_correct=majority_vote([s.extracted for s in sc], a, same),
+                    truncated=sum(s.truncated for s in samples),
+                    tokens=sum(len(s.response_ids) for s in samples),
+                )
+            )
             groups.append(Group(p, samples, sc))
         b = make_batch(groups, engine.pad_id, overlong_filter=False)
         _, ent = score_tokens(model, b, temperature=1.0, micro=256)
         ent_sum += float((ent * b.mask).sum())
         tok_sum += float(b.mask.sum())
-    n = len(prompts)
+    m = summarize(results, k, pass_ks=(k,))  # the metrics of `dapo eval`; cons@k is its maj@k
     return {
-        f"avg@{k}": sum(accs) / n,
-        f"pass@{k}": sum(passes) / n,
-        f"cons@{k}": sum(cons) / n,
+        f"avg@{k}": m[f"avg@{k}"],
+        f"pass@{k}": m[f"pass@{k}"],
+        f"cons@{k}": m[f"maj@{k}"],
         "entropy": ent_sum / max(tok_sum, 1.0),
-        "mean_length": sum(lens) / len(lens),
-        "truncation_ratio": sum(trunc) / len(trunc),
-        "n_prompts": n,
+        "mean_length": m["mean_length"],
+        "truncation_ratio": m["truncation_rate"],
+        "n_prompts": m["n_problems"],
     }
+
+
+def _grade(samples, gold: str, timeout: float) -> list[RewardResult]:
+    """Each sample against the gold with the verifier (a truncated response is wrong, as in training);
+    no overlong shaping: an eval measures accuracy."""
+    import sys
+
+    from verifiers import dapo_reward
+
+    sys.stdout.flush()  # a forked symbolic worker must not inherit unflushed progress lines
+    sys.stderr.flush()
+    return [
+        dapo_reward(s.text, gold, length=len(s.response_ids), truncated=s.truncated, timeout=timeout,
+                    overlong_penalty=False)
+        for s in samples
+    ]  # fmt: skip

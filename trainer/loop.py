@@ -397,7 +397,7 @@ def _evaluate(cfg: Config, model, tok, eval_set) -> dict:
         if eval_set is None:  # not rank 0
             return {}
         ev = evaluate(model, tok, eval_set.prompts, k=t.eval_k, temperature=t.eval_temperature, top_p=t.eval_top_p,
-                      max_new_tokens=cfg.rollout.max_new_tokens)  # fmt: skip
+                      max_new_tokens=cfg.rollout.max_new_tokens, grade_timeout=t.eval_grade_timeout)  # fmt: skip
     return {f"eval/{k}": v for k, v in ev.items()}
 
 

@@ -37,9 +37,7 @@ def test_nothing_imports_upward(package):
     assert {k: v for k, v in wrong.items() if v} == {}
 
 
-# trainer/eval.py's `_same_answer` goes with issue 23 item 1 (the evals package, another branch);
-# drop this entry when that lands
-PENDING = {"trainer/eval.py: mathdata.evaluation._same_answer"}
+PENDING: set[str] = set()  # private imports still to remove (none)
 
 
 def test_no_module_outside_mathdata_imports_a_private_mathdata_name():

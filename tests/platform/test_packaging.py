@@ -62,6 +62,22 @@ def test_every_top_level_module_is_packaged():
     assert sorted(listed) == sorted(p.stem for p in ROOT.glob("*.py") if p.stem.startswith("dapo_"))
 
 
+def test_every_top_level_package_is_packaged_and_mapped_to_its_extra():
+    """Each package folder at the root (an __init__.py) is in pyproject's packages.find include, is
+    copied by the core install check, and, except the core `verifiers`, names its extra in
+    dapo_extras (so importing it without the extra fails in one line)."""
+    packages = sorted(
+        p.parent.name for p in ROOT.glob("*/__init__.py") if p.parent.name not in ("tests", "bench")
+    )
+    include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"][
+        "include"
+    ]
+    assert sorted(x.rstrip("*") for x in include) == packages
+    copied = (ROOT / "scripts" / "core_install_check.sh").read_text()
+    assert all(f" {p} " in copied or f" {p}\n" in copied for p in packages)
+    assert sorted(dapo_extras.PACKAGE_EXTRA) == [p for p in packages if p != "verifiers"]
+
+
 def test_extras_table_mirrors_pyproject():
     """Every third-party requirement of an extra is probed by dapo_extras (so `require` is honest)."""
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
@@ -77,7 +93,12 @@ def test_extras_table_mirrors_pyproject():
 
 @pytest.mark.parametrize(
     ("package", "blocked", "extra"),
-    [("mathdata", "pyarrow", "data"), ("pipelines", "tenacity", "pipelines"), ("trainer", "torch", "train")],
+    [
+        ("mathdata", "pyarrow", "data"),
+        ("pipelines", "tenacity", "pipelines"),
+        ("trainer", "torch", "train"),
+        ("evals", "pyarrow", "data"),
+    ],
 )
 def test_import_without_extra_is_one_line_naming_it(package, blocked, extra):
     r = run_py(

@@ -53,7 +53,7 @@ def test_the_reward_reads_through_extract(spy):
 
 
 def test_dapo_eval_grading_reads_through_extract(spy):
-    from mathdata.evaluation import grade
+    from evals.runner import grade
 
     text = "Work.\nSo the result is \\boxed{\\frac{9}{2}} (eval)."
     [g] = grade([text], ["4.5"])

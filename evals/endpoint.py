@@ -1,6 +1,6 @@
 """`dapo eval --endpoint`: draw evaluation samples from any OpenAI-compatible server.
 
-A `mathdata.evaluation.Sampler` on the pipelines LLM client (pipelines/llm.py), so requests get
+An `evals.store.Sampler` on the pipelines LLM client (pipelines/llm.py), so requests get
 its bounded concurrency, retries with backoff on 429/5xx/timeouts/garbled bodies (Retry-After
 honoured) and request counting. Its reply cache is not used: the evaluation's own sample store
 (DIR/samples.jsonl) is the cache, and every sample is handed to it the moment it arrives.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from mathdata.evaluation import Job, Response, SamplingParams
+from evals.store import Job, Response, SamplingParams
 from pipelines.llm import LLMClient, LLMError, LLMSettings
 
 

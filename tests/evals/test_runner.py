@@ -1,4 +1,4 @@
-"""The evaluation core (mathdata.evaluation): metrics against hand-computed values, the vote over
+"""The evaluation core (evals/, metrics in verifiers.metrics): metrics against hand-computed values, the vote over
 equivalence classes, benchmark loading and its errors, prompts, and the sample store.
 
 Every expected number below was worked out by hand from the definitions (the comment next to it
@@ -12,21 +12,11 @@ from math import comb, sqrt
 
 import pytest
 
-from mathdata.evaluation import (
-    Job,
-    ProblemResult,
-    PromptSpec,
-    Response,
-    SampleStore,
-    load_benchmark_problems,
-    majority_vote,
-    parse_mapping,
-    pass_at_k,
-    pass_curve,
-    summarize,
-    vote_classes,
-)
+from evals.benchmarks import load_benchmark_problems, parse_mapping
+from evals.prompts import PromptSpec
+from evals.store import Job, Response, SampleStore
 from mathdata.files import SchemaError, StoreError
+from verifiers.metrics import ProblemResult, majority_vote, pass_at_k, pass_curve, summarize, vote_classes
 
 
 def test_pass_at_k_is_chen_et_al():
@@ -102,9 +92,9 @@ def test_vote_merges_equivalent_answers_and_counts_classes():
 
 
 def test_vote_with_the_project_verifier():
-    from mathdata.evaluation import _same_answer
+    from verifiers.metrics import same_answer
 
-    same = _same_answer(2.0)
+    same = same_answer(2.0)
     # 1/2 and 0.5 are one vote (the issue's example); (1,2) and [1,2] are not (DESIGN.md hard negative)
     assert vote_classes(["1/2", "2", "0.5"], [False, False, False], same) == [[0, 2], [1]]
     assert vote_classes(["(1,2)", "[1,2]"], [False, False], same) == [[0], [1]]
@@ -166,7 +156,7 @@ def test_verl_file_split_dedup_and_the_missing_split_message(tmp_path):
 
 
 def test_prompt_modes():
-    from mathdata.evaluation import Problem
+    from evals.benchmarks import Problem
 
     p = Problem("1", "Find $x$ if $x^{2} = 4$.", "2")
     dapo = PromptSpec.make()
@@ -211,7 +201,7 @@ def test_store_resumes_drops_a_torn_line_and_refuses_other_settings(tmp_path):
 
 
 def test_grading_in_worker_processes_matches_in_process():
-    from mathdata.evaluation import grade
+    from evals.runner import grade
 
     texts = [f"so\nAnswer: {t}" for t in ("1/2", "0.5", "\\frac{2}{4}", "3", "x")] * 14 + [
         "no answer\nhere"
@@ -226,7 +216,7 @@ def test_grading_in_worker_processes_matches_in_process():
 
 
 def test_grade_cache_is_per_grader_and_per_response(tmp_path):
-    from mathdata.evaluation import GradeCache, Graded
+    from evals.store import GradeCache, Graded
 
     grader = {"source_sha256": "abc", "version": "0.1.0", "timeout_s": 1.0}
     c = GradeCache(tmp_path, grader)
@@ -263,7 +253,7 @@ def test_records_store_reads_kept_rows_and_says_how_many_it_skipped(tmp_path):
 
 
 class _ScriptedSampler:
-    """A mathdata.evaluation.Sampler answering each (prompt, index) from a script: no model."""
+    """An evals sampler answering each (prompt, index) from a script: no model."""
 
     def __init__(self, replies: list[Response]):
         self.replies = replies
@@ -279,7 +269,9 @@ class _ScriptedSampler:
 def test_samples_parquet_holds_what_was_extracted_and_cut_off_prose_is_no_answer(tmp_path):
     import pyarrow.parquet as pq
 
-    from mathdata.evaluation import Benchmark, EvalConfig, Problem, SamplingParams, run_eval
+    from evals.benchmarks import Benchmark, Problem
+    from evals.runner import EvalConfig, run_eval
+    from evals.store import SamplingParams
 
     replies = [
         Response("Adding, $x = \\frac{28}{6}$, so the answer is \\boxed{\\frac{14}{3}}.", 30, "stop"),
