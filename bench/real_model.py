@@ -8,6 +8,7 @@ from `bash scripts/real_model_setup.sh` (cache: $DAPO_CACHE, default ~/.cache/da
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -95,6 +96,55 @@ RL_SETS = [
     "train.threads=1",
     "train.seed=0",
 ]
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def llama_server(model: Path, *, alias: str, n_ctx: int = 4096, threads: int = 2, log: Path | None = None,
+                 python: str = sys.executable, ready_s: float = 600):  # fmt: skip
+    """llama.cpp's OpenAI-compatible server on loopback for `model` (one request at a time); yields the
+    base URL (http://127.0.0.1:PORT/v1) once /v1/models answers, and stops the server on exit."""
+    import subprocess
+    import time
+    import urllib.request
+
+    port = free_port()
+    cmd = ["nice", "-n", "10", python, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", alias,
+           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads)]  # fmt: skip
+    sink = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
+    proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + ready_s
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited {proc.returncode} before answering; see {log}")
+            try:
+                with urllib.request.urlopen(url + "/models", timeout=5) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"llama_cpp.server did not answer on {url} within {ready_s:.0f} s")
+            time.sleep(2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if log:
+            sink.close()
 
 
 def main(argv: list[str]) -> None:
