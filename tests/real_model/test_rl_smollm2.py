@@ -52,16 +52,15 @@ def test_the_gguf_loads_with_its_own_template_eos_and_padding(smol_gguf):
     assert text.endswith("<|im_start|>assistant\n") and "<|im_start|>user\n1+1?<|im_end|>" in text
 
 
-def test_two_dapo_steps_change_the_weights_and_log_rewards(run, smol_gguf):
-    from trainer.model import load_model
-
+def test_two_dapo_steps_change_the_weights_and_log_rewards(run):
     rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1, 2]
     for r in rows:
         assert -1.5 <= r["reward_mean"] <= 1 and r["step_time"] > 0 and r["response_length_mean"] > 0
-    base = load_model(smol_gguf).state_dict()
-    step2 = _params(run / "checkpoints/step-000002")
-    assert any(not torch.equal(base[k], step2[k]) for k in step2), "two steps left every weight unchanged"
+    # both checkpoints are kept (checkpoint keep=2); step 2's update moved the weights (comparing with
+    # the GGUF itself would cost another 2-minute conversion)
+    step1, step2 = _params(run / "checkpoints/step-000001"), _params(run / "checkpoints/step-000002")
+    assert any(not torch.equal(step1[k], step2[k]) for k in step2), "step 2 left every weight unchanged"
 
 
 def test_resume_from_step_1_reaches_the_same_step_2(run, tmp_path, run_dapo):
