@@ -13,7 +13,7 @@ import pytest
 
 from bench import real_model as rm
 
-pytestmark = [pytest.mark.real_model, pytest.mark.slow]
+pytestmark = [pytest.mark.real_model, pytest.mark.timeout(3600)]
 
 
 def test_dapo_eval_endpoint_on_math500_through_llama_cpp(tmp_path, run_dapo):

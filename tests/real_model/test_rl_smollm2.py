@@ -15,7 +15,7 @@ import torch
 
 from bench import real_model as rm
 
-pytestmark = [pytest.mark.real_model, pytest.mark.slow]
+pytestmark = [pytest.mark.real_model, pytest.mark.timeout(3600)]
 
 
 def _params(ckpt):
