@@ -107,7 +107,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def llama_server(model: Path, *, alias: str, n_ctx: int = 4096, threads: int = 2, log: Path | None = None,
+def llama_server(model: Path, *, alias: str, n_ctx: int = 4096, threads: int | None = None, log: Path | None = None,
                  python: str = sys.executable, ready_s: float = 600):  # fmt: skip
     """llama.cpp's OpenAI-compatible server on loopback for `model` (one request at a time); yields the
     base URL (http://127.0.0.1:PORT/v1) once /v1/models answers, and stops the server on exit."""
@@ -115,9 +115,13 @@ def llama_server(model: Path, *, alias: str, n_ctx: int = 4096, threads: int = 2
     import time
     import urllib.request
 
+    # One thread unless DAPO_LLAMA_THREADS says otherwise: on a loaded 2-core machine llama.cpp's two
+    # threads spin-wait for each other (one greedy MATH request had not returned after 14 min with 2, see
+    # bench/results/real_model.md); on an idle machine set DAPO_LLAMA_THREADS to the core count.
+    threads = threads or int(os.environ.get("DAPO_LLAMA_THREADS", "1"))
     port = free_port()
     cmd = ["nice", "-n", "10", python, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", alias,
-           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads)]  # fmt: skip
+           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--n_threads_batch", str(threads)]  # fmt: skip
     sink = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
     proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
