@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO_OUT ?= demo_out
 
-.PHONY: setup demo test test-slow test-parity test-core test-readme test-integration test-all lint bench clean
+.PHONY: setup demo test test-slow test-parity test-core test-readme test-integration test-real-model test-all lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,13 @@ test-readme: setup
 test-integration: setup
 	bash scripts/vllm_cpu_setup.sh
 	$(BIN)/pytest -q -m integration
+
+# Real weights on this CPU (SmolLM2-135M and Qwen2.5-Coder-1.5B GGUFs, llama.cpp's server, RL on
+# SmolLM2 through transformers). Overlay venv .venv-real + model cache (~1.3 GB, first run builds
+# llama-cpp-python). Not in CI: see docs/real-model.md for its wall time and when to run it.
+test-real-model: setup
+	bash scripts/real_model_setup.sh
+	.venv-real/bin/python -m pytest -q -m real_model tests/real_model
 
 test-all: test test-parity test-slow test-core test-readme test-integration
 

@@ -158,8 +158,15 @@ def sft_cmd(
         float | None, typer.Option(help="stop once sampled probe accuracy reaches this")
     ] = None,
     config: Annotated[Path | None, typer.Option(help="YAML whose model.tiny section sizes the model")] = None,
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            help="start from this model instead of the tiny one: a Hugging Face model directory "
+            "(save_pretrained) or a .gguf file; its own tokenizer and chat template are used"
+        ),
+    ] = None,
 ) -> None:
-    """Supervised warm-up of the tiny model on worked solutions, so RL starts from the Answer: format."""
+    """Supervised warm-up on worked solutions (the tiny model, or --model), so RL starts from the Answer: format."""
     from trainer.config import ConfigError, load_config
     from trainer.data import Prompt, read_verl
     from trainer.sft import sft
@@ -171,7 +178,7 @@ def sft_cmd(
             )
         )
     try:
-        cfg = load_config(config)
+        cfg = load_config(config, sets=[f"model.path={model}"] if model is not None else None)
         pr = None
         if probe is not None:
             pr = [

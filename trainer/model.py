@@ -74,14 +74,30 @@ def tiny_model(cfg: TinyModelConfig, tokenizer, *, seed: int = 0):
     return model
 
 
+def gguf_parts(path: str | Path) -> tuple[str, str] | None:
+    """(directory, file name) when `path` is a GGUF file, which transformers loads (dequantised) with
+    `from_pretrained(directory, gguf_file=name)`; None for a save_pretrained directory."""
+    p = Path(path)
+    if p.suffix.lower() != ".gguf":
+        return None
+    if not p.is_file():
+        raise FileNotFoundError(f"model path {path}: no such GGUF file")
+    return str(p.parent), p.name
+
+
 def load_tokenizer(path: str | Path):
+    """The tokenizer of a save_pretrained directory or a GGUF file, left-padded, with a pad token and a
+    chat template (the model's own when it has one: a GGUF carries its template and EOS)."""
     import json
 
     from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
+    gguf = gguf_parts(path)
     cfg_file = Path(path) / "tokenizer_config.json"
     cls = json.loads(cfg_file.read_text()).get("tokenizer_class") if cfg_file.exists() else None
-    if cls in ("TokenizersBackend", "PreTrainedTokenizerFast"):
+    if gguf is not None:
+        tok = AutoTokenizer.from_pretrained(gguf[0], gguf_file=gguf[1])
+    elif cls in ("TokenizersBackend", "PreTrainedTokenizerFast"):
         # Our tiny tokenizer: AutoTokenizer would pick the model type's class (Qwen2Tokenizer) and
         # rebuild its word-splitting pre-tokenizer, silently changing every tokenisation.
         tok = PreTrainedTokenizerFast.from_pretrained(str(path))
@@ -96,15 +112,21 @@ def load_tokenizer(path: str | Path):
 
 
 def load_model(path: str | Path, *, dtype: str = "float32"):
-    """Any local transformers causal LM (a directory written by save_pretrained or by this trainer)."""
+    """Any local transformers causal LM: a directory written by save_pretrained (or by this trainer), or
+    a .gguf file (dequantised to `dtype` by transformers; needs the `gguf` package)."""
     from transformers import AutoModelForCausalLM
 
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(
-            f"model path {path} does not exist; give a local directory with config.json (no hub downloads)"
+            f"model path {path} does not exist; give a local directory with config.json or a .gguf file "
+            "(no hub downloads)"
         )
-    model = AutoModelForCausalLM.from_pretrained(str(p), dtype=getattr(torch, dtype))
+    gguf = gguf_parts(p)
+    if gguf is not None:
+        model = _dense_from_gguf(gguf, dtype)
+    else:
+        model = AutoModelForCausalLM.from_pretrained(str(p), dtype=getattr(torch, dtype))
     if model.config.tie_word_embeddings:
         # vLLM's weight sync and our checkpoints assume untied heads; warn rather than silently untie.
         import warnings
@@ -112,6 +134,28 @@ def load_model(path: str | Path, *, dtype: str = "float32"):
         warnings.warn(
             f"{path} ties input and output embeddings; vLLM weight reload expects them untied", stacklevel=2
         )
+    return model
+
+
+def _dense_from_gguf(gguf: tuple[str, str], dtype: str):
+    """A GGUF unpacked into a plain dense model: trainable and save_pretrained-able like any other.
+
+    transformers marks a GGUF-loaded model as quantized (and may keep its weights packed when the
+    `kernels` package is there); such a model refuses save_pretrained and is not trainable. We ask for
+    dequantisation and then drop the quantizer, which has nothing left to do."""
+    from transformers import AutoModelForCausalLM, GgufConfig
+
+    model = AutoModelForCausalLM.from_pretrained(
+        gguf[0],
+        gguf_file=gguf[1],
+        dtype=getattr(torch, dtype),
+        quantization_config=GgufConfig(gguf_file=gguf[1], dequantize=True),
+    )
+    quantizer = getattr(model, "hf_quantizer", None)
+    if quantizer is not None:
+        if getattr(quantizer, "packed_modules", None):
+            raise ValueError(f"{gguf[1]}: transformers kept weights packed; cannot train or save them")
+        quantizer.remove_quantization_config(model)
     return model
 
 

@@ -1,4 +1,4 @@
-"""SFT warm-up: teach a tiny policy the `Answer:` format from the generators' worked solutions.
+"""SFT warm-up: teach a policy (the tiny model, or a real one by model.path) the `Answer:` format from the generators' worked solutions.
 
 Reads the records store (`problem`, `solution`, status kept) that `dapo build` writes, wraps each
 problem in the DAPO prompt and the chat template, and trains on the response tokens only. It can
@@ -103,11 +103,11 @@ def sft(
 
     quiet_transformers()
     model_cfg = model_cfg or ModelConfig()
-    if model_cfg.path:
-        raise ValueError("SFT warm-up is for the tiny model; a real checkpoint already knows how to answer")
     examples = load_sft_examples(records)
     texts = [e.prompt for e in examples] + [e.solution for e in examples] + list(probe_tokenizer_texts or [])
-    model, tok = build_policy(model_cfg, texts, seed=seed)
+    # model_cfg.path: a real model (save_pretrained directory or .gguf) with its own tokenizer and chat
+    # template, fine-tuned as it is; otherwise the tiny model, whose tokenizer learns `texts`
+    model, tok = build_policy(model_cfg, None if model_cfg.path else texts, seed=seed)
     data = [encode(tok, e) for e in examples]
     probe_ids = [
         Prompt(p.key, _chat_ids(tok, p.text), p.gold, p.text) for p in (probe or [])

@@ -94,3 +94,30 @@ def test_cli_eval_and_config_errors(sft_dir, toy, tmp_path):
     cfg.write_text("algo:\n  clip_ratio_high: 0.28\n")
     r = CliRunner().invoke(app, ["train", str(cfg)])
     assert r.exit_code == 2 and "write algo.eps_high instead" in r.output
+
+
+def test_cli_sft_starts_from_a_model_path_with_its_own_tokenizer(sft_dir, tmp_path):
+    """`dapo sft --model DIR` fine-tunes that model (a Hugging Face directory) with its own tokenizer and
+    chat template instead of building a tiny model with a freshly trained tokenizer."""
+    import torch
+
+    from dapo_cli import app
+    from mathdata.schema import new_record
+    from mathdata.store import write_records
+    from trainer.model import load_model, load_tokenizer
+
+    recs = [new_record(source="s", original_problem=f"What is {a} + 2?", problem=f"What is {a} + 2?",
+                       answer=str(a + 2), solution=f"{a} + 2 = {a + 2}.\nAnswer: {a + 2}", split="train")
+            for a in range(8)]  # fmt: skip
+    write_records(tmp_path / "records", recs)
+    out = tmp_path / "tuned"
+    args = ["sft", str(tmp_path / "records"), "--out", str(out), "--model", str(sft_dir[0]),
+            "--steps", "2", "--batch-size", "4", "--lr", "1e-3"]  # fmt: skip
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    before, after = load_model(sft_dir[0]), load_model(out)
+    assert before.config.to_dict()["hidden_size"] == after.config.to_dict()["hidden_size"]
+    changed = [n for (n, a), b in zip(before.state_dict().items(), after.state_dict().values(), strict=True)
+               if not torch.equal(a, b)]  # fmt: skip
+    assert changed, "two SFT steps left every weight as it was"
+    assert load_tokenizer(out).get_vocab() == load_tokenizer(sft_dir[0]).get_vocab()
