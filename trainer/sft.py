@@ -2,8 +2,13 @@
 
 Reads the records store (`problem`, `solution`, status kept) that `dapo build` writes, wraps each
 problem in the DAPO prompt and the chat template, and trains on the response tokens only. It can
-stop as soon as sampled accuracy on a probe set reaches a target, so RL starts from a policy that
-knows the format but still has room to improve (the demo stops near 30%).
+stop early, so RL starts from a policy that knows the format but still has room to improve: once
+sampled accuracy on a probe set reaches a target (`stop_at_acc`), or once the smoothed training loss
+falls to a target (`stop_at_loss`, what the demo uses). The loss rule gives the same stopping point
+on every CPU up to a step or so: the loss is a smooth function of the weights, computed on the same
+batches everywhere, whereas a sampled accuracy over a few hundred samples moves by several points
+when a last-bit rounding difference changes one sampled token, and a threshold on it moves the
+stopping step, and everything after it, by a whole probe interval.
 """
 
 from __future__ import annotations
@@ -85,6 +90,7 @@ def sft(
     probe: list[Prompt] | None = None,
     probe_tokenizer_texts: list[str] | None = None,
     stop_at_acc: float | None = None,
+    stop_at_loss: float | None = None,
     eval_every: int = 25,
     probe_k: int = 4,
     max_new_tokens: int = 64,
@@ -95,8 +101,12 @@ def sft(
     """Train and save a policy directory at `out`; returns a summary (steps, loss, probe accuracy, seconds).
 
     `probe` prompts are tokenised with the policy's tokenizer (pass raw `Prompt`s whose `text` is the
-    user message); SFT stops once their sampled avg accuracy reaches `stop_at_acc`.
+    user message); SFT stops once their sampled avg accuracy reaches `stop_at_acc`, or once the
+    training loss's moving average (0.9 per step) is at most `stop_at_loss` (then the probe, if
+    given, is measured once, for the report).
     """
+    if stop_at_loss is not None and stop_at_loss <= 0:
+        raise ValueError(f"stop_at_loss must be > 0 (a cross-entropy per token), got {stop_at_loss}")
     from trainer.eval import evaluate
     from trainer.metrics import progress_bar
     from trainer.model import build_policy, quiet_transformers, save_policy
@@ -115,7 +125,7 @@ def sft(
     opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.01)
     rng = random.Random(seed)
     order: list[int] = []
-    t0, loss_ema, acc, done = time.perf_counter(), None, None, 0
+    t0, loss_ema, acc, done, stopped = time.perf_counter(), None, None, 0, None
     model.train()
     prog = progress_bar(progress)
     task = prog.add_task("sft", total=steps, info="")
@@ -135,6 +145,15 @@ def sft(
             opt.step()
             done = step + 1
             loss_ema = loss.item() if loss_ema is None else 0.9 * loss_ema + 0.1 * loss.item()
+            # not before the warm-up is over: the first steps' EMA is one batch's loss, not a trend
+            if stop_at_loss is not None and done >= max(warmup, 10) and loss_ema <= stop_at_loss:
+                stopped = "loss"
+                if probe_ids:
+                    acc = evaluate(model, tok, probe_ids, k=probe_k, temperature=temperature, top_p=top_p,
+                                   max_new_tokens=max_new_tokens)[f"avg@{probe_k}"]  # fmt: skip
+                prog.console.print(f"sft step {done}: loss {loss_ema:.3f} <= {stop_at_loss} (target reached)"
+                                   + (f", probe avg@{probe_k} {acc:.2f}" if acc is not None else ""))  # fmt: skip
+                break
             if probe_ids and stop_at_acc is not None and done % eval_every == 0:
                 ev = evaluate(
                     model,
@@ -149,6 +168,7 @@ def sft(
                 prog.console.print(f"sft step {done}: loss {loss_ema:.3f}, probe avg@{probe_k} {acc:.2f}")
                 model.train()
                 if acc >= stop_at_acc:
+                    stopped = "acc"
                     prog.update(
                         task,
                         completed=steps,
@@ -165,6 +185,7 @@ def sft(
         "steps": done,
         "loss": loss_ema,
         "probe_acc": acc,
+        "stopped_by": stopped,  # "acc", "loss", or None (ran all `steps`)
         "seconds": time.perf_counter() - t0,
         "examples": len(data),
     }

@@ -94,3 +94,27 @@ def test_cli_eval_and_config_errors(sft_dir, toy, tmp_path):
     cfg.write_text("algo:\n  clip_ratio_high: 0.28\n")
     r = CliRunner().invoke(app, ["train", str(cfg)])
     assert r.exit_code == 2 and "write algo.eps_high instead" in r.output
+
+
+def test_sft_stop_at_loss_stops_at_the_first_step_whose_smoothed_loss_reaches_the_target(
+    toy_records, tmp_path
+):
+    """The demo's stopping rule: a threshold on the training loss's moving average (no sampling),
+    so the stopping step depends on the weights smoothly; the same call stops at the same step."""
+    from trainer.config import ModelConfig, TinyModelConfig
+    from trainer.sft import sft
+
+    tiny = {"hidden_size": 64, "num_layers": 2, "num_heads": 2, "num_kv_heads": 1, "intermediate_size": 128}
+    cfg = ModelConfig(tiny=TinyModelConfig(**tiny, vocab_size=300))
+    full = sft(toy_records, tmp_path / "full", model_cfg=cfg, steps=24, batch_size=8, lr=3e-3, warmup=5,
+               progress=False)  # fmt: skip
+    assert full["stopped_by"] is None and full["steps"] == 24
+    target = full["loss"] * 1.3  # reached before the end, not at the first steps (EMA starts near 5.7)
+    a = sft(toy_records, tmp_path / "a", model_cfg=cfg, steps=24, batch_size=8, lr=3e-3, warmup=5,
+            stop_at_loss=target, progress=False)  # fmt: skip
+    b = sft(toy_records, tmp_path / "b", model_cfg=cfg, steps=24, batch_size=8, lr=3e-3, warmup=5,
+            stop_at_loss=target, progress=False)  # fmt: skip
+    assert a["stopped_by"] == "loss" and 10 <= a["steps"] < 24 and a["loss"] <= target
+    assert (a["steps"], a["loss"]) == (b["steps"], b["loss"])
+    with pytest.raises(ValueError, match="stop_at_loss must be > 0"):
+        sft(toy_records, tmp_path / "c", model_cfg=cfg, steps=1, stop_at_loss=0.0, progress=False)
