@@ -193,14 +193,31 @@ def effective_prompts(run_dir: Path) -> list[float]:
 
 
 # ---------------------------------------------------------------- one arm, one seed
+def arm_overrides(tech: str, arm: str, *, prompts: int) -> tuple[str, dict]:
+    """(preset, nested overrides) of one arm, parsed as `dapo train --set` parses them.
+
+    Both arms: the dapo preset; at most 4 generation batches a step, then train on what was kept
+    (a run never dies of a hard batch); one generation batch = `prompts` prompts.
+    """
+    from ablation import parse_variant
+
+    if arm not in ("with", "without"):
+        raise ValueError(f"arm {arm!r}: write with or without")
+    off = TECHNIQUES[tech]["without"] if arm == "without" else []
+    sets = [f"train.gen_prompts={prompts}"]
+    if "algo.dynamic_sampling=false" not in off:  # the config rejects these where nothing is filtered
+        sets += ["algo.max_gen_batches=4", "algo.on_max_gen_batches=train"]
+    sets += off
+    _, preset, over = parse_variant(f"{tech}_{arm}=dapo:" + ";".join(sets))
+    return preset, over
+
+
 def run_arm(tech: str, arm: str, seed: int, args, data: SimpleNamespace, steps: int) -> dict:
     """Train one arm with ablation.run_seed (the trainer's own loop), then probe its final policy."""
-    from ablation import parse_variant, run_seed
+    from ablation import run_seed
 
-    sets = [] if arm == "with" else TECHNIQUES[tech]["without"]
-    base = ["algo.max_gen_batches=4", "algo.on_max_gen_batches=train", f"train.gen_prompts={args.prompts}"]
     name = f"{tech}/{arm}"
-    _, preset, over = parse_variant(f"{name}=dapo:" + ";".join(base + sets))
+    preset, over = arm_overrides(tech, arm, prompts=args.prompts)
     ns = SimpleNamespace(**vars(args))
     ns.steps, ns.work, ns.variants = steps, args.work, {name: (preset, over)}
     ns.eval_every, ns.eval_n, ns.k, ns.target, ns.quiet = steps, 4, 2, 1.0, True
