@@ -96,25 +96,38 @@ def test_cli_eval_and_config_errors(sft_dir, toy, tmp_path):
     assert r.exit_code == 2 and "write algo.eps_high instead" in r.output
 
 
-def test_sft_stop_at_loss_stops_at_the_first_step_whose_smoothed_loss_reaches_the_target(
+def test_sft_stops_at_the_first_check_whose_gold_solution_probability_reaches_the_target(
     toy_records, tmp_path
 ):
-    """The demo's stopping rule: a threshold on the training loss's moving average (no sampling),
-    so the stopping step depends on the weights smoothly; the same call stops at the same step."""
+    """The demo's stopping rule: the teacher-forced P(gold solution), no sampling; the same call
+    stops at the same step, and the probability is the product of the per-token probabilities
+    (padding in a batch changes nothing)."""
+    import torch
+
     from trainer.config import ModelConfig, TinyModelConfig
-    from trainer.sft import sft
+    from trainer.model import load_model, load_tokenizer
+    from trainer.sft import SFTExample, collate, encode, gold_solution_prob, load_sft_examples, sft
 
     tiny = {"hidden_size": 64, "num_layers": 2, "num_heads": 2, "num_kv_heads": 1, "intermediate_size": 128}
-    cfg = ModelConfig(tiny=TinyModelConfig(**tiny, vocab_size=300))
-    full = sft(toy_records, tmp_path / "full", model_cfg=cfg, steps=24, batch_size=8, lr=3e-3, warmup=5,
-               progress=False)  # fmt: skip
-    assert full["stopped_by"] is None and full["steps"] == 24
-    target = full["loss"] * 1.3  # reached before the end, not at the first steps (EMA starts near 5.7)
-    a = sft(toy_records, tmp_path / "a", model_cfg=cfg, steps=24, batch_size=8, lr=3e-3, warmup=5,
-            stop_at_loss=target, progress=False)  # fmt: skip
-    b = sft(toy_records, tmp_path / "b", model_cfg=cfg, steps=24, batch_size=8, lr=3e-3, warmup=5,
-            stop_at_loss=target, progress=False)  # fmt: skip
-    assert a["stopped_by"] == "loss" and 10 <= a["steps"] < 24 and a["loss"] <= target
-    assert (a["steps"], a["loss"]) == (b["steps"], b["loss"])
-    with pytest.raises(ValueError, match="stop_at_loss must be > 0"):
-        sft(toy_records, tmp_path / "c", model_cfg=cfg, steps=1, stop_at_loss=0.0, progress=False)
+    kw = {"model_cfg": ModelConfig(tiny=TinyModelConfig(**tiny, vocab_size=300)), "steps": 24, "batch_size": 8,
+          "lr": 3e-3, "warmup": 5, "eval_every": 4, "progress": False}  # fmt: skip
+    full = sft(toy_records, tmp_path / "full", stop_at_gold_prob=0.999, **kw)
+    assert full["stopped_by"] is None and full["steps"] == 24 and 0 < full["gold_prob"] < 0.999
+    target = full["gold_prob"] / 2
+    a = sft(toy_records, tmp_path / "a", stop_at_gold_prob=target, **kw)
+    b = sft(toy_records, tmp_path / "b", stop_at_gold_prob=target, **kw)
+    assert a["stopped_by"] == "gold_prob" and a["steps"] % 4 == 0 and a["gold_prob"] >= target
+    assert (a["steps"], a["gold_prob"]) == (b["steps"], b["gold_prob"])
+
+    model, tok = load_model(tmp_path / "full"), load_tokenizer(tmp_path / "full")
+    short, long = load_sft_examples(toy_records)[:2]
+    long = SFTExample(long.prompt, long.solution + "\nso the answer stands.")
+    ids, plen = encode(tok, short)
+    with torch.no_grad():  # one token at a time: P(response) = prod_t p(token_t | everything before)
+        logp = torch.log_softmax(model(torch.tensor([ids])).logits[0].double(), -1)
+    by_hand = float(sum(logp[t - 1, ids[t]] for t in range(plen, len(ids))).exp())
+    both = gold_solution_prob(model, collate([encode(tok, short), encode(tok, long)], tok.pad_token_id))
+    alone = gold_solution_prob(model, collate([encode(tok, long)], tok.pad_token_id))
+    assert both == pytest.approx((by_hand + alone) / 2, rel=1e-4)
+    with pytest.raises(ValueError, match="stop_at_gold_prob must be in"):
+        sft(toy_records, tmp_path / "c", stop_at_gold_prob=1.5, **kw)
