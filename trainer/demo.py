@@ -4,7 +4,7 @@ The corpus is built by `dapo build` (pipelines) before this runs; the trainer on
 records store (SFT) and its verl Parquet (RL and eval), split by `extra_info.split`.
 
 Why the numbers are what they are: SFT stops once the policy's probability of writing the gold
-worked solution reaches 25% (averaged over training examples), so it knows the `Answer:` format
+worked solution reaches 20% (averaged over training examples), so it knows the `Answer:` format
 but is unsure; DAPO then sharpens it on its own samples. Held-out avg@k is measured at temperature
 1.0 (every sample counts), before and after.
 """
@@ -54,14 +54,15 @@ DEMO_RL = {
 }
 # Two-digit addition is learnt in a sudden jump (~300-400 steps here). SFT stops at the first
 # check (every 5 steps) where the policy's teacher-forced probability of the gold worked solution,
-# averaged over 64 SFT examples, reaches 25%: the expected sampled accuracy, computed exactly
-# (trainer/sft.py gold_solution_prob), so RL starts near 25% accuracy with room to work. It used to
-# stop at the first probe (every 10 steps) whose *sampled* accuracy, 48 prompts x 4 samples,
-# reached 25%: that number moves by several points when another CPU's last-bit rounding flips one
-# sampled token, so the stopping step, and everything after it, moved between CPUs. The exact
-# probability moves by a last-bit amount, so the stop lands on the same check unless the value at
-# that check is within rounding of 0.25.
-DEMO_SFT = {"steps": 3000, "batch_size": 64, "lr": 3e-3, "stop_at_gold_prob": 0.25, "eval_every": 5}
+# averaged over 64 SFT examples, reaches 20%: the expected sampled accuracy, computed exactly
+# (trainer/sft.py gold_solution_prob), so RL starts with room to work. It used to stop at the first
+# probe (every 10 steps) whose *sampled* accuracy, 48 prompts x 4 samples, reached 25%: that number
+# moves by several points when another CPU's last-bit rounding flips one sampled token, so the
+# stopping step, and everything after it, moved between CPUs; the exact probability moves by a
+# last-bit amount, so the stop lands on the same check unless the value there is within rounding
+# of the target. 20%, not 25%: the first noisy probe over 25% stopped where held-out avg@8 was
+# 15-21% (the README's measurements), so 20% keeps the demo's starting point where it was.
+DEMO_SFT = {"steps": 3000, "batch_size": 64, "lr": 3e-3, "stop_at_gold_prob": 0.2, "eval_every": 5}
 EVAL = {"k": 8, "temperature": 1.0, "top_p": 1.0, "n_prompts": 200}
 
 
