@@ -19,7 +19,7 @@ ratios move off 1 and the clip range matters. Each experiment removes one techni
 cut: a -1 for a response that was reasoning correctly and ran out of room. An effect counts as
 shown when |with - without| >= 3 standard errors of the difference over seeds (paired by seed).
 
-    python bench/mechanisms.py --quick                 # < 10 min: clip_higher, 2 seeds, few steps
+    python bench/mechanisms.py --quick                 # overlong only, 2 seeds, 12 steps; lines for all four
     python bench/mechanisms.py --seeds 0,1,2,3,4 --steps 60       # the full study (see mechanisms.md)
     python bench/mechanisms.py --only overlong --seeds 0,1 --steps 20
 
@@ -216,14 +216,14 @@ def run_arm(tech: str, arm: str, seed: int, args, data: SimpleNamespace, steps: 
     """Train one arm with ablation.run_seed (the trainer's own loop), then probe its final policy."""
     from ablation import run_seed
 
-    name = f"{tech}/{arm}"
+    name = f"{args.tag}{tech}/{arm}"
     preset, over = arm_overrides(tech, arm, prompts=args.prompts)
     ns = SimpleNamespace(**vars(args))
     ns.steps, ns.work, ns.variants = steps, args.work, {name: (preset, over)}
     ns.eval_every, ns.eval_n, ns.k, ns.target, ns.quiet = steps, 4, 2, 1.0, True
     r = run_seed(name, seed, ns, data.train, data.eval, data.init)
-    if r["status"] != "ok":
-        raise RuntimeError(f"{name} seed {seed}: {r['status']}: {r.get('reason')}")
+    if r["status"] != "ok":  # e.g. dynamic sampling found no informative group: reported, not fatal
+        return {"seed": seed, "failed": f"{name} seed {seed}: {r['status']}: {r.get('reason')}"}
     run_dir = args.work / "runs" / name / f"seed{seed}"
     from trainer.checkpoint import latest_checkpoint
     from trainer.metrics import read_metrics
@@ -361,6 +361,10 @@ def write_table(results: list[dict], args, out: Path) -> None:
     ]
     for c in results:
         key = TECHNIQUES[c["technique"]]["metric"]
+        if key not in c:  # every seed failed
+            rows.append(f"| {c['technique']} | {TECHNIQUES[c['technique']]['label']} | - | - | - | 0 | - | - | "
+                        f"not shown (every seed failed: {c['failed'][0][:120]}) |")  # fmt: skip
+            continue
         h, a = c[key], c.get("acc", {})
         rows.append(
             f"| {c['technique']} | {TECHNIQUES[c['technique']]['label']} | {f(h['with'])} | {f(h['without'])} | "
@@ -393,11 +397,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--quick", action="store_true", help="clip_higher only, 2 seeds, 12 steps (< 10 min)")
+    ap.add_argument("--quick", action="store_true",
+                    help="overlong only, 2 seeds, 12 steps, from the study's SFT policy (trained first if missing); "
+                         "prints the stored line of the other techniques")  # fmt: skip
     args = ap.parse_args(argv)
-    if args.quick:
-        args.only, args.seeds, args.steps, args.probe_n = "clip_higher", "0,1", 12, 32
-        args.work = args.work.with_name(args.work.name + "-quick")  # its own SFT and runs
+    args.tag = ""
+    if args.quick:  # same corpus and SFT policy as the study, its own run directories
+        args.only, args.seeds, args.steps, args.probe_n, args.tag = "overlong", "0,1", 12, 32, "quick-"
     args.epochs, args.max_prompt_len, args.eval_n = 1, 256, 4
     techs = [t.strip() for t in args.only.split(",") if t.strip()]
     bad = [t for t in techs if t not in TECHNIQUES]
@@ -411,14 +417,27 @@ def main(argv: list[str] | None = None) -> list[dict]:
     results = []
     for tech in techs:
         withs, withouts = [], []
+        failed = []
         for seed in seeds:
             w = run_arm(tech, "with", seed, args, data, args.steps)
+            if "failed" in w:
+                failed.append(w["failed"])
+                continue
             # equal generated samples: without dynamic sampling, one generation batch per step
             steps = w["gen_batches"] if tech == "dynamic_sampling" else args.steps
+            wo = run_arm(tech, "without", seed, args, data, steps)
+            if "failed" in wo:
+                failed.append(wo["failed"])
+                continue
             withs.append(w)
-            withouts.append(run_arm(tech, "without", seed, args, data, steps))
+            withouts.append(wo)
+        if not withs:
+            print(f"{tech:17s} not shown: every seed failed ({failed[0][:160]})", flush=True)
+            results.append({"technique": tech, "seeds": [], "shown": False, "failed": failed})
+            continue
         c = compare(tech, withs, withouts)
-        c["figure"] = str(plot(tech, withs, withouts, args.out))
+        c["failed"] = failed
+        c["figure"] = str(plot(tech, withs, withouts, args.work if args.quick else args.out))
         c["runs"] = {"with": withs, "without": withouts}
         results.append(c)
         print(line(c), flush=True)
@@ -430,6 +449,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if not args.quick:
         atomic_write(args.out / "mechanisms.json", json.dumps(results, indent=1))
         write_table(results, args, args.out)
+    else:
+        stored = args.out / "mechanisms.json"
+        done = {c["technique"]: c for c in json.loads(stored.read_text())} if stored.exists() else {}
+        for tech in TECHNIQUES:
+            if tech not in techs:
+                print(
+                    f"stored ({stored.name}): {line(done[tech])}"
+                    if tech in done
+                    else f"{tech:17s} not run here"
+                )
     print(f"wall {args.wall / 60:.1f} min, CPU {args.cpu / 60:.1f} min (the budget on an idle machine)")
     return results
 
