@@ -70,3 +70,21 @@ def test_every_without_arm_is_a_valid_trainer_config(mech):
     for (t, arm), cfg in cfgs.items():  # each arm differs from the recipe in its own technique only
         assert arm == "with" or cfg.algo.model_dump() != base.model_dump(), t
         assert cfg.train.gen_prompts == 8
+
+
+def test_chain_responses_are_40_to_200_tokens_and_the_study_length_cuts_a_share(mech):
+    """Measured with the tokenizer the SFT trains (digits one token each): the task the study needs."""
+    from mathdata.export import dapo_prompt
+    from pipelines.sources.synthetic import generate
+    from trainer.model import train_tokenizer
+
+    recs = [
+        r
+        for d in mech.TASK["difficulty"]
+        for r in generate(600, seed=0, kinds=mech.TASK["kinds"], difficulty=d)
+    ]
+    tok = train_tokenizer([dapo_prompt(r["problem"]) for r in recs] + [r["solution"] for r in recs], 512)
+    lengths = sorted(len(tok(r["solution"])["input_ids"]) + 1 for r in recs)  # + EOS
+    assert lengths[len(lengths) // 10] >= 30 and lengths[len(lengths) // 2] >= 60 and lengths[-1] <= 200
+    cut = sum(n > 96 for n in lengths) / len(lengths)  # bench/mechanisms.py's default --L
+    assert 0.1 <= cut <= 0.4

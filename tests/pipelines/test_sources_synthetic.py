@@ -158,3 +158,11 @@ def test_chain_lengths_vary_within_a_difficulty_and_grow_with_it():
     # a step line is ~20 characters: difficulty 3 spans ~80-250 characters of scratchpad
     chars = [len(r["solution"]) for r in generate(300, seed=0, kinds=["chain"], difficulty=3)]
     assert min(chars) < 120 and max(chars) > 250
+
+
+def test_chain_is_deterministic_per_seed():
+    a = generate(50, seed=4, kinds=["chain"], difficulty=3)
+    b = generate(50, seed=4, kinds=["chain"], difficulty=3)
+    c = generate(50, seed=5, kinds=["chain"], difficulty=3)
+    assert [(r["id"], r["solution"]) for r in a] == [(r["id"], r["solution"]) for r in b]
+    assert not {r["problem"] for r in a} & {r["problem"] for r in c}
