@@ -131,3 +131,12 @@ def test_sft_stops_at_the_first_check_whose_gold_solution_probability_reaches_th
     assert both == pytest.approx((by_hand + alone) / 2, rel=1e-4)
     with pytest.raises(ValueError, match="stop_at_gold_prob must be in"):
         sft(toy_records, tmp_path / "c", stop_at_gold_prob=1.5, **kw)
+
+
+def test_cli_sft_names_a_bad_gold_probability(toy_records, tmp_path):
+    from dapo_cli import app
+
+    r = CliRunner().invoke(
+        app, ["sft", toy_records, "--out", str(tmp_path / "p"), "--stop-at-gold-prob", "1.5"]
+    )
+    assert r.exit_code == 2 and "stop_at_gold_prob must be in (0, 1)" in r.output
