@@ -446,9 +446,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
     usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     args.cpu = sum(u.ru_utime + u.ru_stime for u in usage)
-    if not args.quick:
-        atomic_write(args.out / "mechanisms.json", json.dumps(results, indent=1))
-        write_table(results, args, args.out)
+    if not args.quick:  # merged by technique: two `--only` processes side by side keep each other's rows
+        path = args.out / "mechanisms.json"
+        kept = {c["technique"]: c for c in json.loads(path.read_text())} if path.exists() else {}
+        kept.update({c["technique"]: c for c in results})
+        merged = [kept[t] for t in TECHNIQUES if t in kept]
+        atomic_write(path, json.dumps(merged, indent=1))
+        write_table(merged, args, args.out)
     else:
         stored = args.out / "mechanisms.json"
         done = {c["technique"]: c for c in json.loads(stored.read_text())} if stored.exists() else {}
