@@ -157,6 +157,13 @@ def sft_cmd(
     stop_at_acc: Annotated[
         float | None, typer.Option(help="stop once sampled probe accuracy reaches this")
     ] = None,
+    stop_at_gold_prob: Annotated[
+        float | None,
+        typer.Option(
+            help="stop once the teacher-forced P(gold solution), mean over 64 SFT examples, reaches this "
+            "(checked every 25 steps; exact, no sampling noise, so CPUs agree on the stop; `dapo demo` uses 0.2)"
+        ),
+    ] = None,
     config: Annotated[Path | None, typer.Option(help="YAML whose model.tiny section sizes the model")] = None,
     model: Annotated[
         Path | None,
@@ -185,7 +192,7 @@ def sft_cmd(
                 Prompt(r["key"], [], r["gold"], r["messages"][-1]["content"]) for r in read_verl(probe)[:48]
             ]
         s = sft(records, out, model_cfg=cfg.model, steps=steps, batch_size=batch_size, lr=lr, seed=seed, probe=pr,
-                stop_at_acc=stop_at_acc)  # fmt: skip
+                stop_at_acc=stop_at_acc, stop_at_gold_prob=stop_at_gold_prob)  # fmt: skip
     except (ConfigError, ValueError, FileNotFoundError) as e:
         _fail(e)
     typer.echo(json.dumps(s))

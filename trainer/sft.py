@@ -2,8 +2,17 @@
 
 Reads the records store (`problem`, `solution`, status kept) that `dapo build` writes, wraps each
 problem in the DAPO prompt and the chat template, and trains on the response tokens only. It can
-stop as soon as sampled accuracy on a probe set reaches a target, so RL starts from a policy that
-knows the format but still has room to improve (the demo stops near 30%).
+stop early, so RL starts from a policy that knows the format but still has room to improve: once
+sampled accuracy on a probe set reaches a target (`stop_at_acc`), or once the policy's probability
+of writing the gold worked solution, teacher-forced and averaged over SFT examples, reaches a
+target (`stop_at_gold_prob`, what the demo uses). The second is what sampled accuracy estimates
+(the chance that a sample at temperature 1 is the gold solution, a lower bound on the chance it is
+right), computed exactly instead of drawn: no sampling noise, and a smooth function of the
+weights, so a last-bit rounding difference between two CPUs moves it by a last-bit amount. A
+sampled accuracy over a few hundred samples moves by several points when such a difference flips
+one sampled token, and a threshold on it moves the stopping step, and everything after it, by a
+whole probe interval. (The training loss is smooth too but no use: it sits on a plateau while
+accuracy jumps, the answer digits being a small share of the response tokens.)
 """
 
 from __future__ import annotations
@@ -85,6 +94,8 @@ def sft(
     probe: list[Prompt] | None = None,
     probe_tokenizer_texts: list[str] | None = None,
     stop_at_acc: float | None = None,
+    stop_at_gold_prob: float | None = None,
+    gold_probe: int = 64,
     eval_every: int = 25,
     probe_k: int = 4,
     max_new_tokens: int = 64,
@@ -95,8 +106,13 @@ def sft(
     """Train and save a policy directory at `out`; returns a summary (steps, loss, probe accuracy, seconds).
 
     `probe` prompts are tokenised with the policy's tokenizer (pass raw `Prompt`s whose `text` is the
-    user message); SFT stops once their sampled avg accuracy reaches `stop_at_acc`.
+    user message); SFT stops once their sampled avg accuracy reaches `stop_at_acc`, or once the mean
+    teacher-forced probability of the gold solution over the first `gold_probe` SFT examples reaches
+    `stop_at_gold_prob` (checked every `eval_every` steps; then the probe, if given, is sampled once,
+    for the report).
     """
+    if stop_at_gold_prob is not None and not 0 < stop_at_gold_prob < 1:
+        raise ValueError(f"stop_at_gold_prob must be in (0, 1) (a probability), got {stop_at_gold_prob}")
     from trainer.eval import evaluate
     from trainer.metrics import progress_bar
     from trainer.model import build_policy, quiet_transformers, save_policy
@@ -115,7 +131,8 @@ def sft(
     opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.01)
     rng = random.Random(seed)
     order: list[int] = []
-    t0, loss_ema, acc, done = time.perf_counter(), None, None, 0
+    t0, loss_ema, acc, done, stopped, gold = time.perf_counter(), None, None, 0, None, None
+    gold_batch = collate(data[:gold_probe], tok.pad_token_id) if stop_at_gold_prob is not None else None
     model.train()
     prog = progress_bar(progress)
     task = prog.add_task("sft", total=steps, info="")
@@ -135,6 +152,17 @@ def sft(
             opt.step()
             done = step + 1
             loss_ema = loss.item() if loss_ema is None else 0.9 * loss_ema + 0.1 * loss.item()
+            if gold_batch is not None and done % eval_every == 0:
+                gold = gold_solution_prob(model, gold_batch)
+                model.train()
+                if gold >= stop_at_gold_prob:
+                    stopped = "gold_prob"
+                    if probe_ids:
+                        acc = evaluate(model, tok, probe_ids, k=probe_k, temperature=temperature, top_p=top_p,
+                                       max_new_tokens=max_new_tokens)[f"avg@{probe_k}"]  # fmt: skip
+                    prog.console.print(f"sft step {done}: P(gold solution) {gold:.3f} >= {stop_at_gold_prob} (target "
+                                       "reached)" + (f", probe avg@{probe_k} {acc:.2f}" if acc is not None else ""))  # fmt: skip
+                    break
             if probe_ids and stop_at_acc is not None and done % eval_every == 0:
                 ev = evaluate(
                     model,
@@ -146,9 +174,13 @@ def sft(
                     max_new_tokens=max_new_tokens,
                 )
                 acc = ev[f"avg@{probe_k}"]
-                prog.console.print(f"sft step {done}: loss {loss_ema:.3f}, probe avg@{probe_k} {acc:.2f}")
+                gold_txt = f", P(gold solution) {gold:.3f}" if gold is not None else ""
+                prog.console.print(
+                    f"sft step {done}: loss {loss_ema:.3f}, probe avg@{probe_k} {acc:.2f}{gold_txt}"
+                )
                 model.train()
                 if acc >= stop_at_acc:
+                    stopped = "acc"
                     prog.update(
                         task,
                         completed=steps,
@@ -165,9 +197,29 @@ def sft(
         "steps": done,
         "loss": loss_ema,
         "probe_acc": acc,
+        "gold_prob": gold,  # the last P(gold solution) measured (stop_at_gold_prob), else None
+        "stopped_by": stopped,  # "acc", "gold_prob", or None (ran all `steps`)
         "seconds": time.perf_counter() - t0,
         "examples": len(data),
     }
+
+
+@torch.no_grad()
+def gold_solution_prob(model, batch: dict) -> float:
+    """Mean over examples of P(the whole gold response | prompt) at temperature 1, teacher-forced.
+
+    The expected sampled accuracy if the gold worked solution were the only right response: what a
+    sampled probe estimates, without the sampling noise. Leaves the model in eval mode.
+    """
+    model.eval()
+    logits = model(
+        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], use_cache=False
+    ).logits
+    labels = batch["labels"][:, 1:]
+    mask = labels != -100
+    logp = torch.log_softmax(logits[:, :-1].double(), dim=-1)
+    tok_lp = logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+    return float((tok_lp * mask).sum(dim=1).exp().mean())
 
 
 def _chat_ids(tok, text: str) -> list[int]:

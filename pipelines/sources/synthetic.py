@@ -141,6 +141,37 @@ def _expr(rng: random.Random, d: int) -> Generated:
     return f"What is ({a} + {b}) * {c} - {e}?", lines, p - e, [a, b, c, e]
 
 
+# chain: (fewest steps, most steps, largest operand) per difficulty; the step count is drawn per
+# problem, so one difficulty mixes short and long scratchpads (about 11 tiny-tokenizer tokens a step).
+_CHAIN = [(2, 5, 9), (3, 8, 9), (4, 12, 19), (6, 16, 19), (8, 20, 49)]
+_CHAIN_TOP = 199  # the running total stays in 0..199 (a subtraction that would go below 0 adds instead)
+
+
+def _chain_walk(rng: random.Random, d: int) -> Generated:
+    """A running total through 2..20 additions and subtractions, one scratchpad line per step.
+
+    The long-reasoning task of bench/mechanisms.py: the answer needs every step written out, and
+    the number of steps (hence the response length, ~25-230 tokens) varies within a difficulty, so
+    a fixed max_new_tokens truncates a share of the responses.
+    """
+    lo, hi, top = _CHAIN[d - 1]
+    n_steps = rng.randint(lo, hi)
+    acc = rng.randint(10, 99)
+    start, parts, lines = acc, [], []
+    for i in range(1, n_steps + 1):
+        k = rng.randint(1, top)
+        op = rng.choice("+-")
+        if (op == "-" and acc - k < 0) or (op == "+" and acc + k > _CHAIN_TOP):
+            op = "+" if op == "-" else "-"
+        new = acc + k if op == "+" else acc - k
+        parts.append(("add " if op == "+" else "subtract ") + str(k))
+        lines.append(f"Step {i}: {acc} {op} {k} = {new}.")
+        acc = new
+    said = ", ".join(parts[:-1]) + (", then " if len(parts) > 1 else "") + parts[-1]
+    operands = [start] + [int(p.split()[1]) * (1 if p.startswith("add") else -1) for p in parts]
+    return f"Start with {start}, {said}. What is the result?", lines, acc, operands
+
+
 GENERATORS: dict[str, Callable[[random.Random, int], Generated]] = {
     "add": _add,
     "sub": _sub,
@@ -148,6 +179,7 @@ GENERATORS: dict[str, Callable[[random.Random, int], Generated]] = {
     "div": _div,
     "linear": _linear,
     "expr": _expr,
+    "chain": _chain_walk,
 }
 
 

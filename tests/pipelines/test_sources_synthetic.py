@@ -27,6 +27,8 @@ def _eval(node: ast.AST):
 
 def _solve(problem: str) -> int:
     """Recompute the answer from the statement alone."""
+    if problem.startswith("Start with "):
+        return _walk(problem)
     if problem.startswith("What is "):
         value = _eval(ast.parse(problem.removeprefix("What is ").rstrip("?"), mode="eval"))
         assert value == int(value)
@@ -36,6 +38,17 @@ def _solve(problem: str) -> int:
     lhs, rhs = (sympy.sympify(re.sub(r"(\d)x", r"\1*x", s)) for s in m.groups())
     (root,) = sympy.solve(sympy.Eq(lhs, rhs), sympy.Symbol("x"))
     return int(root)
+
+
+def _walk(problem: str) -> int:
+    """The chain task read back from its words: `Start with 52, add 4, subtract 5, then add 4. ...`."""
+    m = re.fullmatch(r"Start with (\d+), (.+)\. What is the result\?", problem)
+    assert m, problem
+    total = int(m.group(1))
+    for step in m.group(2).replace("then ", "").split(", "):
+        verb, num = step.split()
+        total += int(num) if verb == "add" else -int(num)
+    return total
 
 
 @pytest.mark.parametrize("difficulty", [1, 2, 3, 4, 5])
@@ -109,3 +122,47 @@ def test_running_out_of_distinct_problems_raises():
 def test_bad_arguments_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         generate(5, **kwargs)
+
+
+@pytest.mark.parametrize("difficulty", [1, 3, 5])
+def test_chain_scratchpad_is_verified_and_each_step_is_right(difficulty):
+    """The long-reasoning task: every line is a correct step, and the project's verifier accepts
+    the worked solution against the answer (and rejects it against a wrong one)."""
+    from verifiers import dapo_reward
+
+    for r in generate(80, seed=5, kinds=["chain"], difficulty=difficulty):
+        *steps, last = r["solution"].splitlines()
+        prev = None
+        for i, line in enumerate(steps, 1):
+            m = re.fullmatch(rf"Step {i}: (\d+) ([+-]) (\d+) = (\d+)\.", line)
+            assert m, line
+            a, op, b, c = int(m[1]), m[2], int(m[3]), int(m[4])
+            assert c == (a + b if op == "+" else a - b) and 0 <= c <= 199
+            assert prev is None or a == prev
+            prev = c
+        assert prev == int(r["answer"]) == _walk(r["problem"])
+        assert dapo_reward(r["solution"], r["answer"]).acc
+        assert not dapo_reward(r["solution"], str(int(r["answer"]) + 1)).acc
+
+
+def test_chain_lengths_vary_within_a_difficulty_and_grow_with_it():
+    """Steps are drawn per problem (so a fixed max_new_tokens truncates a share), and harder levels are longer."""
+    import statistics
+
+    steps = {d: [r["solution"].count("Step ") for r in generate(300, seed=0, kinds=["chain"], difficulty=d)]
+             for d in range(1, 6)}  # fmt: skip
+    assert (min(steps[3]), max(steps[3])) == (4, 12)
+    assert (min(steps[5]), max(steps[5])) == (8, 20)
+    means = [statistics.mean(steps[d]) for d in range(1, 6)]
+    assert means == sorted(means) and means[-1] > 3 * means[0]
+    # a step line is ~20 characters: difficulty 3 spans ~80-250 characters of scratchpad
+    chars = [len(r["solution"]) for r in generate(300, seed=0, kinds=["chain"], difficulty=3)]
+    assert min(chars) < 120 and max(chars) > 250
+
+
+def test_chain_is_deterministic_per_seed():
+    a = generate(50, seed=4, kinds=["chain"], difficulty=3)
+    b = generate(50, seed=4, kinds=["chain"], difficulty=3)
+    c = generate(50, seed=5, kinds=["chain"], difficulty=3)
+    assert [(r["id"], r["solution"]) for r in a] == [(r["id"], r["solution"]) for r in b]
+    assert not {r["problem"] for r in a} & {r["problem"] for r in c}

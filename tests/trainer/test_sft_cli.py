@@ -121,3 +121,49 @@ def test_cli_sft_starts_from_a_model_path_with_its_own_tokenizer(sft_dir, tmp_pa
                if not torch.equal(a, b)]  # fmt: skip
     assert changed, "two SFT steps left every weight as it was"
     assert load_tokenizer(out).get_vocab() == load_tokenizer(sft_dir[0]).get_vocab()
+
+
+def test_sft_stops_at_the_first_check_whose_gold_solution_probability_reaches_the_target(
+    toy_records, tmp_path
+):
+    """The demo's stopping rule: the teacher-forced P(gold solution), no sampling; the same call
+    stops at the same step, and the probability is the product of the per-token probabilities
+    (padding in a batch changes nothing)."""
+    import torch
+
+    from trainer.config import ModelConfig, TinyModelConfig
+    from trainer.model import load_model, load_tokenizer
+    from trainer.sft import SFTExample, collate, encode, gold_solution_prob, load_sft_examples, sft
+
+    tiny = {"hidden_size": 64, "num_layers": 2, "num_heads": 2, "num_kv_heads": 1, "intermediate_size": 128}
+    kw = {"model_cfg": ModelConfig(tiny=TinyModelConfig(**tiny, vocab_size=300)), "steps": 24, "batch_size": 8,
+          "lr": 3e-3, "warmup": 5, "eval_every": 4, "progress": False}  # fmt: skip
+    full = sft(toy_records, tmp_path / "full", stop_at_gold_prob=0.999, **kw)
+    assert full["stopped_by"] is None and full["steps"] == 24 and 0 < full["gold_prob"] < 0.999
+    target = full["gold_prob"] / 2
+    a = sft(toy_records, tmp_path / "a", stop_at_gold_prob=target, **kw)
+    b = sft(toy_records, tmp_path / "b", stop_at_gold_prob=target, **kw)
+    assert a["stopped_by"] == "gold_prob" and a["steps"] % 4 == 0 and a["gold_prob"] >= target
+    assert (a["steps"], a["gold_prob"]) == (b["steps"], b["gold_prob"])
+
+    model, tok = load_model(tmp_path / "full"), load_tokenizer(tmp_path / "full")
+    short, long = load_sft_examples(toy_records)[:2]
+    long = SFTExample(long.prompt, long.solution + "\nso the answer stands.")
+    ids, plen = encode(tok, short)
+    with torch.no_grad():  # one token at a time: P(response) = prod_t p(token_t | everything before)
+        logp = torch.log_softmax(model(torch.tensor([ids])).logits[0].double(), -1)
+    by_hand = float(sum(logp[t - 1, ids[t]] for t in range(plen, len(ids))).exp())
+    both = gold_solution_prob(model, collate([encode(tok, short), encode(tok, long)], tok.pad_token_id))
+    alone = gold_solution_prob(model, collate([encode(tok, long)], tok.pad_token_id))
+    assert both == pytest.approx((by_hand + alone) / 2, rel=1e-4)
+    with pytest.raises(ValueError, match="stop_at_gold_prob must be in"):
+        sft(toy_records, tmp_path / "c", stop_at_gold_prob=1.5, **kw)
+
+
+def test_cli_sft_names_a_bad_gold_probability(toy_records, tmp_path):
+    from dapo_cli import app
+
+    r = CliRunner().invoke(
+        app, ["sft", toy_records, "--out", str(tmp_path / "p"), "--stop-at-gold-prob", "1.5"]
+    )
+    assert r.exit_code == 2 and "stop_at_gold_prob must be in (0, 1)" in r.output

@@ -1,0 +1,471 @@
+"""DAPO's four techniques, each measured against the same recipe without it, on a long-reasoning task.
+
+The task is the synthetic `chain` kind (pipelines/sources/synthetic.py): a running total through
+3-12 additions and subtractions, one scratchpad line per step (28-159 tokens, median ~74 with the
+tiny tokenizer), so `max_new_tokens` (96 here) truncates a share of the responses and a long wrong
+answer costs something. A tiny Qwen2 is SFT-ed on the scratchpad format for a fixed number of
+steps (partial accuracy: room for RL), then every arm of every experiment starts from that policy.
+
+The recipe is the `dapo` preset with several updates per rollout (mini-batches), so importance
+ratios move off 1 and the clip range matters. Each experiment removes one technique:
+
+  clip_higher       eps_high 0.28 vs 0.2 (symmetric)          entropy over training, accuracy
+  dynamic_sampling  on vs off, at equal GENERATED samples      effective prompts per step, accuracy
+                    (the arm without it runs as many steps as the arm with it ran generation batches)
+  token_loss        token_mean vs seq_mean_token_mean          wrong answers' length, repetition, accuracy
+  overlong          filter + soft punishment vs neither        truncation rate, reward noise, accuracy
+
+"Reward noise" is the share of truncated responses whose written steps were all correct up to the
+cut: a -1 for a response that was reasoning correctly and ran out of room. An effect counts as
+shown when |with - without| >= 3 standard errors of the difference over seeds (paired by seed).
+
+    python bench/mechanisms.py --quick                 # overlong only, 2 seeds, 12 steps; lines for all four
+    python bench/mechanisms.py --seeds 0,1,2,3,4 --steps 60       # the full study (see mechanisms.md)
+    python bench/mechanisms.py --only overlong --seeds 0,1 --steps 20
+
+Runs live in WORK/runs/<technique>/<arm>/seed<k> and are read back when finished (re-running the
+command resumes). Writes bench/results/mechanisms.json, mechanisms_<technique>.png and the table
+region of bench/results/mechanisms.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT / "bench"))  # ablation.py (after ROOT: bench/mathdata.py would shadow the package)
+from mathdata.files import atomic_write  # noqa: E402
+
+TASK = {"kinds": ["chain"], "difficulty": [2, 3]}
+TABLE_START = "<!-- mechanisms.py: table start (generated; edit the prose outside these markers) -->"
+TABLE_END = "<!-- mechanisms.py: table end -->"
+
+# technique -> (what the "without" arm sets, the headline metric, its direction, a label)
+TECHNIQUES: dict[str, dict] = {
+    "clip_higher": {
+        "without": ["algo.eps_high=0.2"],
+        "metric": "entropy_late",
+        "label": "policy entropy, last quarter of steps",
+    },
+    "dynamic_sampling": {
+        "without": ["algo.dynamic_sampling=false"],
+        "metric": "effective_prompts",
+        "label": "effective prompts per step (groups with mixed correctness)",
+    },
+    "token_loss": {
+        "without": ["algo.loss_agg=seq_mean_token_mean"],
+        "metric": "wrong_length",
+        "label": "mean length of wrong answers (tokens), held-out",
+    },
+    "overlong": {
+        "without": ["algo.overlong_filter=false", "algo.overlong_penalty=false"],
+        "metric": "truncation",
+        "label": "truncation rate, held-out",
+    },
+}
+SECONDARY = ["acc", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
+             "generated"]  # fmt: skip
+STEP_RE = re.compile(r"Step (\d+): (\d+) ([+-]) (\d+) = (\d+)\.")
+
+
+# ---------------------------------------------------------------- corpus and warm-up
+def build(work: Path, *, n_train: int, n_eval: int) -> tuple[Path, Path, Path]:
+    """(train parquet, held-out parquet, records) of the chain task, built by `dapo build`."""
+    import subprocess
+
+    import yaml
+    from ablation import held_out
+
+    dirs = {}
+    for name, n, seed, split in (("train", n_train, 0, "train"), ("eval", n_eval, 10_007, "test")):
+        d = work / f"corpus-{name}"
+        if not (d / "verl" / "train.parquet").exists():
+            cfg = work / f"build-{name}.yaml"
+            work.mkdir(parents=True, exist_ok=True)
+            src = {"kind": "synthetic", "n": n, "seed": seed, "split": split, **TASK}
+            cfg.write_text(yaml.safe_dump({"name": f"mechanisms-{name}", "sources": [src],
+                                           "rewrite": {"rules": False, "llm": {"enabled": False}}}))  # fmt: skip
+            dapo = Path(sys.executable).with_name("dapo")
+            cmd = [
+                str(dapo) if dapo.exists() else "dapo",
+                "build",
+                str(cfg),
+                "--out",
+                str(d),
+                "--offline",
+                "-q",
+            ]
+            subprocess.run(cmd, check=True)
+        dirs[name] = d
+    train = dirs["train"] / "verl" / "train.parquet"
+    return (
+        train,
+        held_out(dirs["eval"] / "verl" / "train.parquet", train, work / "eval.parquet"),
+        dirs["train"] / "records",
+    )
+
+
+def warm_up(work: Path, records: Path, *, steps: int, threads: int) -> Path:
+    """SFT on the scratchpads for a fixed number of steps (no accuracy threshold: the same policy on any CPU)."""
+    import torch
+
+    from trainer.sft import sft
+
+    out = work / "sft"
+    if not (out / "config.json").exists():
+        torch.set_num_threads(threads)
+        s = sft(records, out, steps=steps, batch_size=64, lr=3e-3, seed=0, progress=False)
+        atomic_write(work / "sft.json", json.dumps(s, indent=1))
+    return out
+
+
+# ---------------------------------------------------------------- measuring a policy
+def chain_ok_prefix(text: str) -> bool:
+    """True when every `Step i: a op b = c.` line written is right and follows the previous one."""
+    prev, i = None, 0
+    for i, m in enumerate(STEP_RE.finditer(text), 1):
+        n, a, op, b, c = int(m[1]), int(m[2]), m[3], int(m[4]), int(m[5])
+        if n != i or (prev is not None and a != prev) or c != (a + b if op == "+" else a - b):
+            return False
+        prev = c
+    return i > 0
+
+
+def repeated(text: str) -> bool:
+    """A response that writes the same scratchpad line twice (the loops that sample-level loss lets grow)."""
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    return len(lines) != len(set(lines))
+
+
+def probe(model_dir: Path, eval_parquet: Path, *, n: int, k: int, L: int, seed: int) -> dict:
+    """Held-out accuracy, wrong answers' length, repetition, truncation and reward noise of one policy."""
+    import torch
+
+    from trainer.data import load_prompts
+    from trainer.model import load_model, load_tokenizer
+    from trainer.reward import score_samples
+    from trainer.rollout import HFEngine
+
+    torch.manual_seed(seed)
+    model, tok = load_model(model_dir), load_tokenizer(model_dir)
+    model.eval()
+    prompts = load_prompts(eval_parquet, tok, max_prompt_len=256, limit=n).prompts
+    engine = HFEngine(model, tok)
+    acc, wrong_len, rep, trunc, noisy = [], [], [], [], []
+    with torch.no_grad():
+        for i in range(0, len(prompts), 32):
+            chunk = prompts[i : i + 32]
+            outs = engine.generate([p.ids for p in chunk], n=k, max_new_tokens=L, temperature=1.0, top_p=1.0)
+            for p, samples in zip(chunk, outs, strict=True):
+                for s, sc in zip(samples, score_samples(samples, p.gold, max_len=L, cache_len=0,
+                                                        overlong_penalty=False), strict=True):  # fmt: skip
+                    acc.append(sc.acc)
+                    rep.append(repeated(s.text))
+                    trunc.append(s.truncated)
+                    if not sc.acc:
+                        wrong_len.append(len(s.response_ids))
+                    if s.truncated:
+                        noisy.append(chain_ok_prefix(s.text))
+
+    def mean(xs):
+        return sum(xs) / len(xs) if xs else None
+
+    return {"acc": mean(acc), "wrong_length": mean(wrong_len), "repetition": mean(rep), "truncation": mean(trunc),
+            "reward_noise": mean(noisy), "wrong_lengths": wrong_len}  # fmt: skip
+
+
+def effective_prompts(run_dir: Path) -> list[float]:
+    """Per step: trained groups whose responses are not all right or all wrong (correct <=> reward > -0.5)."""
+    out = []
+    for line in (run_dir / "rollouts.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        mixed = [g for g in row["groups"] if len({r > -0.5 for r in g["rewards"]}) == 2]
+        out.append(len(mixed))
+    return out
+
+
+# ---------------------------------------------------------------- one arm, one seed
+def arm_overrides(tech: str, arm: str, *, prompts: int) -> tuple[str, dict]:
+    """(preset, nested overrides) of one arm, parsed as `dapo train --set` parses them.
+
+    Both arms: the dapo preset; at most 4 generation batches a step, then train on what was kept
+    (a run never dies of a hard batch); one generation batch = `prompts` prompts.
+    """
+    from ablation import parse_variant
+
+    if arm not in ("with", "without"):
+        raise ValueError(f"arm {arm!r}: write with or without")
+    off = TECHNIQUES[tech]["without"] if arm == "without" else []
+    sets = [f"train.gen_prompts={prompts}"]
+    if "algo.dynamic_sampling=false" not in off:  # the config rejects these where nothing is filtered
+        sets += ["algo.max_gen_batches=4", "algo.on_max_gen_batches=train"]
+    sets += off
+    _, preset, over = parse_variant(f"{tech}_{arm}=dapo:" + ";".join(sets))
+    return preset, over
+
+
+def run_arm(tech: str, arm: str, seed: int, args, data: SimpleNamespace, steps: int) -> dict:
+    """Train one arm with ablation.run_seed (the trainer's own loop), then probe its final policy."""
+    from ablation import run_seed
+
+    name = f"{args.tag}{tech}/{arm}"
+    preset, over = arm_overrides(tech, arm, prompts=args.prompts)
+    ns = SimpleNamespace(**vars(args))
+    ns.steps, ns.work, ns.variants = steps, args.work, {name: (preset, over)}
+    ns.eval_every, ns.eval_n, ns.k, ns.target, ns.quiet = steps, 4, 2, 1.0, True
+    r = run_seed(name, seed, ns, data.train, data.eval, data.init)
+    if r["status"] != "ok":  # e.g. dynamic sampling found no informative group: reported, not fatal
+        return {"seed": seed, "failed": f"{name} seed {seed}: {r['status']}: {r.get('reason')}"}
+    run_dir = args.work / "runs" / name / f"seed{seed}"
+    from trainer.checkpoint import latest_checkpoint
+    from trainer.metrics import read_metrics
+
+    cached = run_dir / "probe.json"
+    if cached.exists():
+        p = json.loads(cached.read_text())
+    else:
+        p = probe(latest_checkpoint(run_dir / "checkpoints"), data.eval, n=args.probe_n, k=args.probe_k, L=args.L,
+                  seed=seed)  # fmt: skip
+        atomic_write(cached, json.dumps(p))
+    rows = read_metrics(run_dir / "metrics.jsonl")
+    ent = [x["entropy"] for x in rows if x.get("entropy") is not None]
+    late = ent[-max(1, len(ent) // 4) :]
+    eff = effective_prompts(run_dir)
+    return {
+        "seed": seed,
+        **p,
+        "entropy_late": sum(late) / len(late),
+        "effective_prompts": sum(eff) / len(eff),
+        "generated": sum(x.get("gen_batches", 1) for x in rows) * args.prompts * args.G,
+        "gen_batches": sum(x.get("gen_batches", 1) for x in rows),
+        "curve": {"entropy": [x.get("entropy") for x in rows], "acc": [x.get("acc") for x in rows],
+                  "truncation": [x.get("truncation_ratio") for x in rows],
+                  "length": [x.get("response_length_mean") for x in rows], "effective": eff,
+                  "generated": [x.get("gen_batches", 1) * args.prompts * args.G for x in rows]},
+        "seconds": r["seconds"],
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------- statistics and report
+def mean_se(xs: list[float]) -> tuple[float, float | None]:
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return m, None
+    return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs))
+
+
+def compare(tech: str, withs: list[dict], withouts: list[dict]) -> dict:
+    """Paired by seed: with, without, the difference and its s.e., and whether it is >= 3 s.e."""
+    out = {"technique": tech, "seeds": [r["seed"] for r in withs]}
+    for key in SECONDARY:
+        a = [r[key] for r in withs if r.get(key) is not None]
+        b = [r[key] for r in withouts if r.get(key) is not None]
+        if not a or not b:
+            continue
+        d = [x - y for x, y in zip(a, b, strict=False)]
+        out[key] = {
+            "with": mean_se(a)[0],
+            "without": mean_se(b)[0],
+            "diff": mean_se(d)[0],
+            "se": mean_se(d)[1],
+        }
+    h = out.get(TECHNIQUES[tech]["metric"], {})
+    out["shown"] = bool(h.get("se") and abs(h["diff"]) >= 3 * h["se"])
+    return out
+
+
+def line(c: dict) -> str:
+    """One line per technique: headline metric with / without, difference +- s.e., shown or not."""
+    key = TECHNIQUES[c["technique"]]["metric"]
+    h, a = c[key], c.get("acc", {})
+    se = "n/a (1 seed)" if h["se"] is None else f"{h['se']:.3f}"
+    return (f"{c['technique']:17s} {key} with {h['with']:.3f} without {h['without']:.3f} "
+            f"diff {h['diff']:+.3f} ± {se} ({len(c['seeds'])} seeds) -> {'shown' if c['shown'] else 'not shown'}; "
+            f"accuracy {a.get('with', float('nan')):.3f} vs {a.get('without', float('nan')):.3f}")  # fmt: skip
+
+
+def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path) -> Path:
+    """The paper's panel for this technique: a training curve with seeds as a band, and a second panel."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curve, ylab, second = {
+        "clip_higher": ("entropy", "policy entropy (train)", "acc"),
+        "dynamic_sampling": ("effective", "effective prompts per step", "acc"),
+        "token_loss": ("length", "mean response length (train)", "wrong_lengths"),
+        "overlong": ("truncation", "truncation rate (train)", "acc"),
+    }[tech]
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
+    for runs, label, colour in ((withs, "with", "C0"), (withouts, "without", "C3")):
+        if tech == "dynamic_sampling":  # x = generated samples, cumulative: the budget both arms share
+            xs = [
+                [sum(r["curve"]["generated"][: i + 1]) for i in range(len(r["curve"]["generated"]))]
+                for r in runs
+            ]
+        else:
+            xs = [list(range(1, len(r["curve"][curve]) + 1)) for r in runs]
+        n = min(len(x) for x in xs)
+        x = [sum(xx[i] for xx in xs) / len(xs) for i in range(n)]
+        ys = [[r["curve"][curve][i] or 0.0 for r in runs] for i in range(n)]
+        m = [sum(y) / len(y) for y in ys]
+        se = [mean_se(y)[1] or 0.0 for y in ys]
+        ax.plot(x, m, color=colour, label=f"{label} {tech}")
+        ax.fill_between(x, [a - b for a, b in zip(m, se, strict=True)], [a + b for a, b in zip(m, se, strict=True)],
+                        color=colour, alpha=0.25)  # fmt: skip
+        if second == "wrong_lengths":
+            bx.hist([v for r in runs for v in r["wrong_lengths"]], bins=20, alpha=0.5, color=colour, label=label,
+                    density=True)  # fmt: skip
+        else:
+            vals = [r["acc"] for r in runs]
+            bx.scatter([label] * len(vals), vals, color=colour)
+            bx.errorbar([label], [mean_se(vals)[0]], yerr=[mean_se(vals)[1] or 0], color="k", capsize=6)
+    ax.set_xlabel("generated samples" if tech == "dynamic_sampling" else "step")
+    ax.set_ylabel(ylab)
+    ax.legend()
+    bx.set_ylabel("held-out accuracy (per seed)" if second == "acc" else "density")
+    if second == "wrong_lengths":
+        bx.set_xlabel("length of wrong held-out answers (tokens)")
+        bx.legend()
+    fig.suptitle(f"{tech}: with vs without (bands: ±1 s.e. over {len(withs)} seeds)")
+    fig.tight_layout()
+    path = out / f"mechanisms_{tech}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_table(results: list[dict], args, out: Path) -> None:
+    """The table region of mechanisms.md (prose outside the markers is kept)."""
+
+    def f(x):
+        return "-" if x is None else f"{x:.3f}"
+
+    rows = [
+        f"Budget: {args.steps} steps x {args.prompts} prompts x G={args.G}, mini-batch {args.mini_batch} "
+        f"({args.prompts * args.G // args.mini_batch} updates per rollout), max {args.L} new tokens, "
+        f"SFT {args.sft_steps} steps; probe {args.probe_n} held-out prompts x {args.probe_k}; "
+        f"wall {args.wall / 60:.0f} min, CPU {args.cpu / 60:.0f} min.",
+        "",
+        "| technique | metric | with | without | difference ± s.e. | seeds | accuracy with / without | figure | |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in results:
+        key = TECHNIQUES[c["technique"]]["metric"]
+        if key not in c:  # every seed failed
+            rows.append(f"| {c['technique']} | {TECHNIQUES[c['technique']]['label']} | - | - | - | 0 | - | - | "
+                        f"not shown (every seed failed: {c['failed'][0][:120]}) |")  # fmt: skip
+            continue
+        h, a = c[key], c.get("acc", {})
+        rows.append(
+            f"| {c['technique']} | {TECHNIQUES[c['technique']]['label']} | {f(h['with'])} | {f(h['without'])} | "
+            f"{h['diff']:+.3f} ± {f(h['se'])} | {len(c['seeds'])} | {f(a.get('with'))} / {f(a.get('without'))} | "
+            f"[png](mechanisms_{c['technique']}.png) | {'shown' if c['shown'] else 'not shown'} |"
+        )
+    md = out / "mechanisms.md"
+    region = "\n".join([TABLE_START, *rows, TABLE_END])
+    text = md.read_text() if md.exists() else ""
+    if TABLE_START in text and TABLE_END in text:
+        text = text[: text.index(TABLE_START)] + region + text[text.index(TABLE_END) + len(TABLE_END) :]
+    else:
+        text = region + "\n\n" + text
+    atomic_write(md, text)
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, default=ROOT / "runs" / "mechanisms")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    ap.add_argument("--only", default=",".join(TECHNIQUES), help="comma-separated techniques")
+    ap.add_argument("--seeds", default="0,1,2,3,4")
+    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--prompts", type=int, default=8)
+    ap.add_argument("--G", type=int, default=8)
+    ap.add_argument("--mini-batch", dest="mini_batch", type=int, default=16)
+    ap.add_argument("--L", type=int, default=96)
+    ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--sft-steps", dest="sft_steps", type=int, default=600)
+    ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
+    ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--quick", action="store_true",
+                    help="overlong only, 2 seeds, 12 steps, from the study's SFT policy (trained first if missing); "
+                         "prints the stored line of the other techniques")  # fmt: skip
+    args = ap.parse_args(argv)
+    args.tag = ""
+    if args.quick:  # same corpus and SFT policy as the study, its own run directories
+        args.only, args.seeds, args.steps, args.probe_n, args.tag = "overlong", "0,1", 12, 32, "quick-"
+    args.epochs, args.max_prompt_len, args.eval_n = 1, 256, 4
+    techs = [t.strip() for t in args.only.split(",") if t.strip()]
+    bad = [t for t in techs if t not in TECHNIQUES]
+    if bad:
+        ap.error(f"--only {bad}: choose from {list(TECHNIQUES)}")
+    seeds = [int(s) for s in args.seeds.split(",")]
+    t0 = time.perf_counter()
+    train, held, records = build(args.work, n_train=4000, n_eval=400)
+    data = SimpleNamespace(train=train, eval=held, init=warm_up(args.work, records, steps=args.sft_steps,
+                                                                threads=args.threads))  # fmt: skip
+    results = []
+    for tech in techs:
+        withs, withouts = [], []
+        failed = []
+        for seed in seeds:
+            w = run_arm(tech, "with", seed, args, data, args.steps)
+            if "failed" in w:
+                failed.append(w["failed"])
+                continue
+            # equal generated samples: without dynamic sampling, one generation batch per step
+            steps = w["gen_batches"] if tech == "dynamic_sampling" else args.steps
+            wo = run_arm(tech, "without", seed, args, data, steps)
+            if "failed" in wo:
+                failed.append(wo["failed"])
+                continue
+            withs.append(w)
+            withouts.append(wo)
+        if not withs:
+            print(f"{tech:17s} not shown: every seed failed ({failed[0][:160]})", flush=True)
+            results.append({"technique": tech, "seeds": [], "shown": False, "failed": failed})
+            continue
+        c = compare(tech, withs, withouts)
+        c["failed"] = failed
+        c["figure"] = str(plot(tech, withs, withouts, args.work if args.quick else args.out))
+        c["runs"] = {"with": withs, "without": withouts}
+        results.append(c)
+        print(line(c), flush=True)
+    args.wall = time.perf_counter() - t0
+    import resource
+
+    usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    args.cpu = sum(u.ru_utime + u.ru_stime for u in usage)
+    if not args.quick:  # merged by technique: two `--only` processes side by side keep each other's rows
+        path = args.out / "mechanisms.json"
+        kept = {c["technique"]: c for c in json.loads(path.read_text())} if path.exists() else {}
+        kept.update({c["technique"]: c for c in results})
+        merged = [kept[t] for t in TECHNIQUES if t in kept]
+        atomic_write(path, json.dumps(merged, indent=1))
+        write_table(merged, args, args.out)
+    else:
+        stored = args.out / "mechanisms.json"
+        done = {c["technique"]: c for c in json.loads(stored.read_text())} if stored.exists() else {}
+        for tech in TECHNIQUES:
+            if tech not in techs:
+                print(
+                    f"stored ({stored.name}): {line(done[tech])}"
+                    if tech in done
+                    else f"{tech:17s} not run here"
+                )
+    print(f"wall {args.wall / 60:.1f} min, CPU {args.cpu / 60:.1f} min (the budget on an idle machine)")
+    return results
+
+
+if __name__ == "__main__":
+    main()

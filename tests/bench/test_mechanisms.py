@@ -1,0 +1,90 @@
+"""bench/mechanisms.py's measures: the chain checker, repetition, the paired 3 s.e. rule, the variants."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def mech():
+    spec = importlib.util.spec_from_file_location("mechanisms", ROOT / "bench" / "mechanisms.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_chain_prefix_checker_accepts_generated_scratchpads_cut_anywhere(mech):
+    from pipelines.sources.synthetic import generate
+
+    for r in generate(30, seed=2, kinds=["chain"], difficulty=3):
+        text = r["solution"]
+        assert mech.chain_ok_prefix(text)
+        cut = text[: len(text) * 2 // 3]  # a truncated response: the steps written so far are right
+        assert mech.chain_ok_prefix(cut)
+    assert not mech.chain_ok_prefix("Step 1: 52 - 4 = 48.\nStep 2: 48 + 19 = 68.")  # wrong sum
+    assert not mech.chain_ok_prefix("Step 1: 52 - 4 = 48.\nStep 2: 47 + 19 = 66.")  # does not continue
+    assert not mech.chain_ok_prefix("Step 1: 52 - 4 = 48.\nStep 3: 48 + 1 = 49.")  # skipped a step
+    assert not mech.chain_ok_prefix("no steps at all")
+
+
+def test_repetition_is_a_line_written_twice(mech):
+    assert mech.repeated("Step 1: 5 + 1 = 6.\nStep 1: 5 + 1 = 6.\n")
+    assert not mech.repeated("Step 1: 5 + 1 = 6.\nStep 2: 6 + 1 = 7.\nAnswer: 7")
+
+
+def _run(seed, **kw):
+    base = {"seed": seed, "acc": 0.5, "entropy_late": 0.3, "effective_prompts": 8.0, "wrong_length": 60.0,
+            "repetition": 0.0, "truncation": 0.1, "reward_noise": 0.2, "generated": 640}  # fmt: skip
+    return {**base, **kw}
+
+
+def test_an_effect_is_shown_only_at_three_standard_errors_of_the_paired_difference(mech):
+    withs = [_run(s, entropy_late=0.50 + 0.01 * s) for s in range(5)]
+    clear = [_run(s, entropy_late=0.20 + 0.01 * s + 0.002 * (s % 2)) for s in range(5)]
+    c = mech.compare("clip_higher", withs, clear)
+    assert c["shown"] and c["entropy_late"]["diff"] == pytest.approx(0.2998, abs=1e-3)
+    noisy = [_run(s, entropy_late=[0.1, 0.9, 0.2, 0.8, 0.5][s]) for s in range(5)]
+    assert not mech.compare("clip_higher", withs, noisy)["shown"]
+    one_seed = mech.compare("clip_higher", withs[:1], clear[:1])
+    assert not one_seed["shown"] and one_seed["entropy_late"]["se"] is None
+    assert "not shown" in mech.line(one_seed)
+
+
+def test_every_without_arm_is_a_valid_trainer_config(mech):
+    """The 'without' settings go through the same parser as `dapo train --set` and build a config."""
+    from trainer.config import build_config
+
+    cfgs = {(t, arm): build_config(mech.arm_overrides(t, arm, prompts=8)[1], preset="dapo")
+            for t in mech.TECHNIQUES for arm in ("with", "without")}  # fmt: skip
+    base = cfgs["clip_higher", "with"].algo
+    assert (base.eps_high, base.dynamic_sampling, base.loss_agg) == (0.28, True, "token_mean")
+    assert base.overlong_filter is True and base.overlong_penalty is True and base.max_gen_batches == 4
+    assert cfgs["clip_higher", "without"].algo.eps_high == 0.2
+    assert cfgs["dynamic_sampling", "without"].algo.dynamic_sampling is False
+    assert cfgs["token_loss", "without"].algo.loss_agg == "seq_mean_token_mean"
+    off = cfgs["overlong", "without"].algo
+    assert (off.overlong_filter, off.overlong_penalty) == (False, False)
+    for (t, arm), cfg in cfgs.items():  # each arm differs from the recipe in its own technique only
+        assert arm == "with" or cfg.algo.model_dump() != base.model_dump(), t
+        assert cfg.train.gen_prompts == 8
+
+
+def test_chain_responses_are_40_to_200_tokens_and_the_study_length_cuts_a_share(mech):
+    """Measured with the tokenizer the SFT trains (digits one token each): the task the study needs."""
+    from mathdata.export import dapo_prompt
+    from pipelines.sources.synthetic import generate
+    from trainer.model import train_tokenizer
+
+    recs = [
+        r
+        for d in mech.TASK["difficulty"]
+        for r in generate(600, seed=0, kinds=mech.TASK["kinds"], difficulty=d)
+    ]
+    tok = train_tokenizer([dapo_prompt(r["problem"]) for r in recs] + [r["solution"] for r in recs], 512)
+    lengths = sorted(len(tok(r["solution"])["input_ids"]) + 1 for r in recs)  # + EOS
+    assert lengths[len(lengths) // 10] >= 30 and lengths[len(lengths) // 2] >= 60 and lengths[-1] <= 200
+    cut = sum(n > 96 for n in lengths) / len(lengths)  # bench/mechanisms.py's default --L
+    assert 0.1 <= cut <= 0.4
