@@ -56,7 +56,7 @@ def test_two_dapo_steps_change_the_weights_and_log_rewards(run):
     rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1, 2]
     for r in rows:
-        assert -1.5 <= r["reward_mean"] <= 1 and r["step_time"] > 0 and r["response_length_mean"] > 0
+        assert -2 <= r["reward_mean"] <= 1 and r["step_time"] > 0 and r["response_length_mean"] > 0
     # both checkpoints are kept (checkpoint keep=2); step 2's update moved the weights (comparing with
     # the GGUF itself would cost another 2-minute conversion)
     step1, step2 = _params(run / "checkpoints/step-000001"), _params(run / "checkpoints/step-000002")
