@@ -65,7 +65,7 @@ def evaluate(
         groups = []
         for p, samples in zip(chunk, outs, strict=True):
             sc = _grade(samples, p.gold, grade_timeout)
-            a = [s.acc for s in sc]
+            a = [bool(s.acc) for s in sc]
             results.append(
                 ProblemResult(
                     n=k,
