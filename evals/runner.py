@@ -118,27 +118,10 @@ class EvalConfig:
 
 
 def _progress(enabled: bool):
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    """The toolkit's progress bar on stderr, with the time remaining and a per-task rate (`info`)."""
+    from verifiers.progress import progress_bar
 
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=not enabled,
-    )
+    return progress_bar(enabled, info=True, eta=True, stderr=True)
 
 
 def run_eval(benchmarks: Sequence[Benchmark], sampler: Sampler, cfg: EvalConfig) -> dict:
@@ -168,7 +151,7 @@ def run_eval(benchmarks: Sequence[Benchmark], sampler: Sampler, cfg: EvalConfig)
     t0 = time.monotonic()
     try:
         with _progress(cfg.progress) as bar:
-            task = bar.add_task("sampling", total=total, completed=cached, rate="")
+            task = bar.add_task("sampling", total=total, completed=cached, info="")
             drawn = 0
 
             def emit(job: Job, r: Response) -> None:
@@ -176,7 +159,7 @@ def run_eval(benchmarks: Sequence[Benchmark], sampler: Sampler, cfg: EvalConfig)
                 store.add(job, r)
                 drawn += 1
                 dt = time.monotonic() - t0
-                bar.update(task, advance=1, rate=f"{drawn / dt:.1f}/s" if dt > 0 else "")
+                bar.update(task, advance=1, info=f"{drawn / dt:.1f}/s" if dt > 0 else "")
 
             if jobs:
                 sampler.run(jobs, p, emit)
@@ -196,7 +179,7 @@ def run_eval(benchmarks: Sequence[Benchmark], sampler: Sampler, cfg: EvalConfig)
     cache = GradeCache(out, grader, fresh=cfg.fresh)
     todo = [j for j, gk in enumerate(gkeys) if gk not in cache.grades]
     with _progress(cfg.progress) as bar:
-        task = bar.add_task("grading", total=len(rows), completed=len(rows) - len(todo), rate="")
+        task = bar.add_task("grading", total=len(rows), completed=len(rows) - len(todo), info="")
         fresh_grades = grade(
             [rows[j][3].text for j in todo],
             [rows[j][1].answer for j in todo],
