@@ -124,13 +124,13 @@ def compare(before: dict[str, str], after: dict[str, str]) -> list[str]:
     ]
 
 
-def short_run(out: Path, policy: Path, train: Path, steps: int) -> None:
-    """A short deterministic DAPO run from a fixed policy: examples/train.yaml, `steps` steps."""
+def short_run(out: Path, policy: Path, train: Path, steps: int, preset: str | None = None) -> None:
+    """A short deterministic run from a fixed policy: examples/train.yaml, `steps` steps, any preset."""
     cmd = [
         sys.executable, "-m", "dapo_cli", "train", "examples/train.yaml",
         "--set", f"model.path={policy}", "--set", f"data.train={train}",
         "--set", f"train.steps={steps}", "--out", str(out),
-    ]  # fmt: skip
+    ] + (["--preset", preset] if preset else [])  # fmt: skip
     subprocess.run(cmd, check=True)
 
 
@@ -151,11 +151,12 @@ def main() -> None:
         "--train", type=Path, required=True, help="a verl train parquet (the demo's data/verl/train.parquet)"
     )
     p.add_argument("--steps", type=int, default=4)
+    p.add_argument("--preset", help="another preset than the file's dapo (grpo, gspo, vapo ...)")
     args = parser.parse_args()
     if args.cmd == "fingerprint":
         print(json.dumps(fingerprint(args.run), indent=1, sort_keys=True))
     elif args.cmd == "short":
-        short_run(args.out, args.policy, args.train, args.steps)
+        short_run(args.out, args.policy, args.train, args.steps, args.preset)
         print(json.dumps(fingerprint(args.out), indent=1, sort_keys=True))
     else:
         diffs = compare(json.loads(args.before.read_text()), json.loads(args.after.read_text()))
