@@ -32,7 +32,6 @@ import json
 import math
 import os
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -70,74 +69,11 @@ PER_SEED = [
 
 
 def build_corpus(work: Path, *, n_train: int, n_eval: int, seed: int) -> tuple[Path, Path, Path]:
-    """Two synthetic corpora through `dapo build` (train, and a held-out eval drawn with another seed)."""
-    import yaml
+    """The demo's task mix (examples/demo.yaml): train corpus, held-out eval corpus, train records."""
+    from synthetic_corpus import build_pair
 
-    out = {}
-    for name, n, s, split in (("train", n_train, seed, "train"), ("eval", n_eval, seed + 10_007, "test")):
-        d = work / f"corpus-{name}"
-        if not (d / "verl" / "train.parquet").exists():
-            cfg = work / f"build-{name}.yaml"
-            cfg.write_text(
-                yaml.safe_dump(
-                    {
-                        "name": f"ablation-{name}",
-                        # the demo's task mix (examples/demo.yaml)
-                        "sources": [
-                            {
-                                "kind": "synthetic",
-                                "n": n,
-                                "seed": s,
-                                "split": split,
-                                "kinds": ["add", "sub", "mul", "linear"],
-                                "difficulty": [1, 2],
-                            }
-                        ],
-                        "rewrite": {"rules": True, "llm": False},
-                    }  # fmt: skip
-                )
-            )
-            dapo = Path(sys.executable).with_name("dapo")
-            cmd = [
-                str(dapo) if dapo.exists() else "dapo",
-                "build",
-                str(cfg),
-                "--out",
-                str(d),
-                "--offline",
-                "-q",
-            ]
-            subprocess.run(cmd, check=True)
-        out[name] = d
-    train = out["train"] / "verl" / "train.parquet"
-    return (
-        train,
-        held_out(out["eval"] / "verl" / "train.parquet", train, work / "eval.parquet"),
-        out["train"] / "records",
-    )
-
-
-def held_out(eval_parquet: Path, train_parquet: Path, dest: Path) -> Path:
-    """The eval rows whose prompt text is not also a training prompt (two seeds can draw the same problem)."""
-    import pyarrow.parquet as pq
-
-    if dest.exists():
-        return dest
-    seen = {
-        json.dumps(p, sort_keys=True)
-        for p in pq.read_table(train_parquet, columns=["prompt"]).column("prompt").to_pylist()
-    }
-    table = pq.read_table(eval_parquet)
-    keep = [
-        i
-        for i, p in enumerate(table.column("prompt").to_pylist())
-        if json.dumps(p, sort_keys=True) not in seen
-    ]
-    print(f"held-out eval: {len(keep)} of {table.num_rows} prompts do not occur in the training set")
-    tmp = dest.with_name(dest.name + ".tmp")
-    pq.write_table(table.take(keep), tmp)
-    os.replace(tmp, dest)
-    return dest
+    task = {"kinds": ["add", "sub", "mul", "linear"], "difficulty": [1, 2]}
+    return build_pair(work, name="ablation", task=task, n_train=n_train, n_eval=n_eval, seed=seed, rules=True)
 
 
 def warm_up(

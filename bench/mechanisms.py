@@ -79,38 +79,9 @@ STEP_RE = re.compile(r"Step (\d+): (\d+) ([+-]) (\d+) = (\d+)\.")
 # ---------------------------------------------------------------- corpus and warm-up
 def build(work: Path, *, n_train: int, n_eval: int) -> tuple[Path, Path, Path]:
     """(train parquet, held-out parquet, records) of the chain task, built by `dapo build`."""
-    import subprocess
+    from synthetic_corpus import build_pair
 
-    import yaml
-    from ablation import held_out
-
-    dirs = {}
-    for name, n, seed, split in (("train", n_train, 0, "train"), ("eval", n_eval, 10_007, "test")):
-        d = work / f"corpus-{name}"
-        if not (d / "verl" / "train.parquet").exists():
-            cfg = work / f"build-{name}.yaml"
-            work.mkdir(parents=True, exist_ok=True)
-            src = {"kind": "synthetic", "n": n, "seed": seed, "split": split, **TASK}
-            cfg.write_text(yaml.safe_dump({"name": f"mechanisms-{name}", "sources": [src],
-                                           "rewrite": {"rules": False, "llm": {"enabled": False}}}))  # fmt: skip
-            dapo = Path(sys.executable).with_name("dapo")
-            cmd = [
-                str(dapo) if dapo.exists() else "dapo",
-                "build",
-                str(cfg),
-                "--out",
-                str(d),
-                "--offline",
-                "-q",
-            ]
-            subprocess.run(cmd, check=True)
-        dirs[name] = d
-    train = dirs["train"] / "verl" / "train.parquet"
-    return (
-        train,
-        held_out(dirs["eval"] / "verl" / "train.parquet", train, work / "eval.parquet"),
-        dirs["train"] / "records",
-    )
+    return build_pair(work, name="mechanisms", task=TASK, n_train=n_train, n_eval=n_eval, seed=0, rules=False)
 
 
 def warm_up(work: Path, records: Path, *, steps: int, threads: int) -> Path:
