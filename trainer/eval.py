@@ -93,7 +93,8 @@ def evaluate(
 
 
 def _grade(samples, gold: str, timeout: float) -> list[RewardResult]:
-    """Each sample against the gold with the verifier (a truncated response is wrong, as in training);
+    """Each sample against the gold as `dapo eval` grades it: a response stopped at the token limit is
+    `cut_off` (only an answer line or a box counts), not wrong outright as in the training reward;
     no overlong shaping: an eval measures accuracy."""
     import sys
 
@@ -102,7 +103,7 @@ def _grade(samples, gold: str, timeout: float) -> list[RewardResult]:
     sys.stdout.flush()  # a forked symbolic worker must not inherit unflushed progress lines
     sys.stderr.flush()
     return [
-        dapo_reward(s.text, gold, length=len(s.response_ids), truncated=s.truncated, timeout=timeout,
+        dapo_reward(s.text, gold, length=len(s.response_ids), cut_off=s.truncated, timeout=timeout,
                     overlong_penalty=False)
         for s in samples
     ]  # fmt: skip

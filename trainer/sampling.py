@@ -105,7 +105,7 @@ def collect(
     """Sample groups until `target` are kept (all of them when `dynamic` is off).
 
     `carry`: informative groups kept from the previous step (used first, in order; those beyond
-    `target` are returned in `surplus` again, not trained). `on_max_gen_batches`: "error" raises
+    `target` are dropped, never carried again: no carried group is more than one step old). `on_max_gen_batches`: "error" raises
     `DynamicSamplingError` when `max_gen_batches` generation batches did not fill the target;
     "train" returns the groups kept so far (`short` says how many are missing), unless there is none.
     `filter_metric`: "acc" keeps groups with some but not all answers correct; "reward" keeps groups
@@ -151,7 +151,8 @@ def collect(
                 batch.groups.append(g)
             else:
                 batch.filtered += 1
-    batch.groups, batch.surplus = batch.groups[:target], batch.groups[target:]
+    # surplus = new groups beyond the target; carried groups beyond it are dropped (one step old at most)
+    batch.groups, batch.surplus = batch.groups[:target], batch.groups[max(target, len(carry or [])) :]
     if D.is_distributed():
         keys = [zlib.crc32(g.prompt.key.encode()) for g in batch.groups + batch.surplus]
         keys += [batch.gen_batches, batch.filtered, batch.carried, batch.short]

@@ -87,3 +87,21 @@ def test_in_loop_eval_grade_timeout_is_a_training_key():
     assert build_config({}).train.eval_grade_timeout == 1.0  # the default of `dapo eval --grade-timeout`
     with pytest.raises(Exception, match="eval_grade_timeout"):
         build_config({"train": {"eval_grade_timeout": 0}})
+
+
+def test_in_loop_eval_grades_a_cut_off_response_as_dapo_eval_does():
+    """One policy: a response stopped at the token limit is read as `dapo eval` reads it (its answer
+    line or box counts; prose does not), not marked wrong outright as the training reward does."""
+    from evals.runner import grade
+    from trainer.eval import _grade
+    from trainer.rollout import Sample
+
+    texts = [
+        "so the total is \\boxed{7} and then we check that",
+        "the answer might be 7 because",
+        "Answer: 7",
+    ]
+    samples = [Sample([1], [2, 3], [0.0, 0.0], True, t) for t in texts]
+    ours = [bool(r.acc) for r in _grade(samples, "7", 1.0)]
+    theirs = [bool(g.correct) for g in grade(texts, ["7"] * 3, cut_off=[True] * 3)]
+    assert ours == theirs == [True, False, True]

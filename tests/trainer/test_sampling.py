@@ -117,14 +117,15 @@ def test_surplus_groups_are_returned_and_carried_into_the_next_step():
     assert len(rb2.surplus) == 2 and rb2.gen_batches == 1 and engine.calls == [4, 4]
 
 
-def test_carry_larger_than_the_target_needs_no_generation():
+def test_carry_larger_than_the_target_needs_no_generation_and_drops_the_rest():
+    """Carried groups beyond the target are dropped, not carried a second time (at most one step old)."""
     prompts, engine = _setup(["mixed"] * 4)
     first = collect(engine, prompts, PromptSampler(4, 0), _score, target=4, gen_prompts=4, dynamic=True,
                     max_gen_batches=1, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0)  # fmt: skip
     rb = collect(engine, prompts, PromptSampler(4, 1), _score, target=3, gen_prompts=4, dynamic=True,
                  max_gen_batches=1, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0, carry=first.groups)  # fmt: skip
     assert rb.gen_batches == 0 and rb.carried == 3 and rb.groups == first.groups[:3]
-    assert rb.surplus == first.groups[3:] and engine.calls == [4]
+    assert rb.surplus == [] and engine.calls == [4]
 
 
 def test_surplus_buffer_state_round_trips_through_json():
