@@ -33,6 +33,7 @@ VOLATILE_KEYS = {
     "created",
     "created_at",
     "time",
+    "retrieved_at",  # when a source was read (acquire stamps every record)
 }
 
 
