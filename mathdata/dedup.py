@@ -40,6 +40,7 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -502,3 +503,26 @@ def mark_duplicates(
         "seconds": {"exact": round(t_exact, 3), "total": round(time.perf_counter() - t0, 3)},
     }
     return DedupResult(out, clusters, report)
+
+
+def dedup_store(
+    src: str | os.PathLike, out: str | os.PathLike, *, near: bool = True, progress: bool = False, **params
+) -> tuple[DedupResult, int]:
+    """`dedup` over the store `src`, every row written to the store `out` (duplicates marked);
+    the result and the rows written. `save_dedup_report` puts its report and clusters beside them."""
+    from mathdata.store import read_table, write_records
+
+    res = dedup(read_table(src), near=near, progress=progress, **params)
+    return res, write_records(out, res.table)
+
+
+def save_dedup_report(out: str | os.PathLike, res: DedupResult) -> None:
+    """OUT/_dedup_report.json and OUT/_dedup_clusters.parquet (each written atomically)."""
+    import pyarrow.parquet as pq
+
+    from mathdata.files import write_json
+
+    out = Path(out)
+    write_json(out / "_dedup_report.json", res.report)
+    pq.write_table(res.clusters, out / ".clusters.tmp.parquet")
+    (out / ".clusters.tmp.parquet").replace(out / "_dedup_clusters.parquet")
