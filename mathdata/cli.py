@@ -48,6 +48,7 @@ def stats(
     ),
 ) -> None:
     """Counts by source, status, transform, competition, year; answer range; lengths; reject reasons."""
+    from mathdata.catalog import print_stats
     from mathdata.catalog import stats as _stats
 
     try:
@@ -57,24 +58,7 @@ def stats(
     if as_json:
         typer.echo(json.dumps(s, indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    con = Console()
-    con.print(f"[bold]{s['path']}[/]: {s['rows']:,} rows, {s['kept']:,} kept, {s['rejected']:,} rejected")
-    a, p = s["answer"], s["problem_length_chars"]
-    con.print(f"answers: {a['integer_answers']:,} integers in [{a['min']}, {a['max']}]")
-    how = "all rows" if p["exact"] else f"sample of {p['sample_rows']:,} rows; --exact for all"
-    con.print(
-        f"problem length (chars, {how}): p50 {p['p50']}  p90 {p['p90']}  p99 {p['p99']}  max {p['max']}"
-    )
-    for key in ("by_source", "by_status", "by_transform", "by_competition", "by_year", "reject_reasons"):
-        t = Table(title=key.replace("_", " "), title_justify="left")
-        t.add_column("value")
-        t.add_column("rows", justify="right")
-        for k, n in s[key].items():
-            t.add_row(str(k), f"{n:,}")
-        con.print(t)
+    print_stats(s)
 
 
 @data_app.command()
@@ -91,32 +75,14 @@ def sql(
     """Run SQL with the records exposed as the DuckDB view `records` (no copy)."""
     import duckdb
 
+    from mathdata.catalog import print_query_result
     from mathdata.catalog import query as _query
 
     try:
         result = _query(path, query)
     except (*_errors(), duckdb.Error) as e:
         _fail(e)
-    if fmt == "csv":
-        import sys
-
-        import pyarrow.csv as pcsv
-
-        pcsv.write_csv(result, sys.stdout.buffer)
-    elif fmt == "json":
-        typer.echo(json.dumps(result.to_pylist(), default=str, indent=1))
-    else:
-        from rich.console import Console
-        from rich.table import Table
-
-        t = Table()
-        for name in result.column_names:
-            t.add_column(name)
-        for row in result.slice(0, limit).to_pylist():
-            t.add_row(*["" if v is None else str(v)[:120] for v in row.values()])
-        Console().print(t)
-        if len(result) > limit:
-            typer.echo(f"... {len(result) - limit:,} more rows (use --limit or --format csv)")
+    print_query_result(result, fmt=fmt, limit=limit)
 
 
 @data_app.command()
