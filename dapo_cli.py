@@ -205,42 +205,9 @@ app.command("eval")(eval_cmd)
 @app.command()
 def doctor() -> None:
     """Check the install: whose `verifiers` is on the path, which extras are installed, torch/CUDA, vLLM, Ray."""
-    import platform
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as _v
-
-    def ver(dist: str) -> str | None:
-        try:
-            return _v(dist)
-        except PackageNotFoundError:
-            return None
-
-    typer.echo(f"python {platform.python_version()} at {sys.executable}")
-    typer.echo(f"dapo-toolkit {ver('dapo-toolkit') or '(not installed; running from a checkout)'}")
-    foreign = dapo_extras.foreign_verifiers()
-    if foreign:
-        typer.echo(f"verifiers: PROBLEM: {foreign}")
-    else:
-        typer.echo(f"verifiers: ours, {dapo_extras.verifiers_origin().parent}")
-    for extra, gone in dapo_extras.installed_extras().items():
-        state = "installed" if not gone else f"missing {', '.join(gone)} -> {dapo_extras.install_hint(extra)}"
-        typer.echo(f"extra [{extra}]: {state}")
-    if importlib.util.find_spec("torch") is None:
-        typer.echo("torch: not installed (needed by [train] only)")
-    else:
-        import torch
-
-        cuda = (
-            f"CUDA {torch.version.cuda}, {torch.cuda.device_count()} GPU(s)"
-            if torch.cuda.is_available()
-            else f"no GPU visible (built for CUDA {torch.version.cuda})"
-            if torch.version.cuda
-            else "CPU build"
-        )
-        typer.echo(f"torch {torch.__version__}: {cuda}")
-    for dist in ("vllm", "ray"):
-        typer.echo(f"{dist}: {ver(dist) or 'not installed'}")
-    if foreign:
+    for line in dapo_extras.doctor_lines():
+        typer.echo(line)
+    if dapo_extras.foreign_verifiers():
         raise typer.Exit(1)
 
 

@@ -17,6 +17,7 @@ read as text (never imported, so a foreign package's import-time work does not r
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
 
 DIST = "dapo-toolkit"
@@ -139,3 +140,41 @@ def _owners(top_level: str) -> list[str]:
         return sorted(set(packages_distributions().get(top_level, [])))
     except Exception:  # metadata of some unrelated distribution is broken: say less, not fail
         return []
+
+
+def doctor_lines() -> Iterator[str]:
+    """`dapo doctor`'s report, a line at a time as each check is made: Python, whose `verifiers`
+    (a foreign one is the install's one PROBLEM), each extra, torch/CUDA, vLLM, Ray."""
+    import platform
+    import sys
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _v
+
+    def ver(dist: str) -> str | None:
+        try:
+            return _v(dist)
+        except PackageNotFoundError:
+            return None
+
+    yield f"python {platform.python_version()} at {sys.executable}"
+    yield f"dapo-toolkit {ver(DIST) or '(not installed; running from a checkout)'}"
+    foreign = foreign_verifiers()
+    yield f"verifiers: PROBLEM: {foreign}" if foreign else f"verifiers: ours, {verifiers_origin().parent}"
+    for extra, gone in installed_extras().items():
+        state = "installed" if not gone else f"missing {', '.join(gone)} -> {install_hint(extra)}"
+        yield f"extra [{extra}]: {state}"
+    if importlib.util.find_spec("torch") is None:
+        yield "torch: not installed (needed by [train] only)"
+    else:
+        import torch
+
+        cuda = (
+            f"CUDA {torch.version.cuda}, {torch.cuda.device_count()} GPU(s)"
+            if torch.cuda.is_available()
+            else f"no GPU visible (built for CUDA {torch.version.cuda})"
+            if torch.version.cuda
+            else "CPU build"
+        )
+        yield f"torch {torch.__version__}: {cuda}"
+    for dist in ("vllm", "ray"):
+        yield f"{dist}: {ver(dist) or 'not installed'}"

@@ -321,6 +321,41 @@ def write_card(
     return out
 
 
+def store_reports(src: str | os.PathLike) -> dict[str, dict | None]:
+    """The dedup and decontamination reports saved in a store directory ({"dedup": ..., "decontam": ...};
+    None where there is none)."""
+    import json
+
+    src, reports = Path(src), {}
+    for key in ("dedup", "decontam"):
+        f = src / f"_{key}_report.json" if src.is_dir() else None
+        reports[key] = json.loads(f.read_text()) if f and f.exists() else None
+    return reports
+
+
+def write_store_card(
+    src: str | os.PathLike,
+    out_dir_or_file: str | os.PathLike,
+    *,
+    name: str,
+    reports: dict[str, dict | None],
+    license: str = "other",
+) -> Path:
+    """`write_card` for a whole store (one step, "store"), with its saved reports (`store_reports`)."""
+    from mathdata.store import read_table
+
+    table = read_table(src)
+    return write_card(
+        out_dir_or_file,
+        name=name,
+        table=table,
+        steps=[{"name": "store", "rows": len(table)}],
+        dedup_report=reports["dedup"],
+        decontam_report=reports["decontam"],
+        license=license,
+    )
+
+
 def bundled_benchmarks_card(out_dir_or_file: str | os.PathLike = "data_cards/mathdata-benchmarks") -> Path:
     """The example card in data_cards/: the four bundled evaluation sets, deduplicated and
     checked against each other (each set against the other three), as `dapo data` would."""

@@ -208,3 +208,52 @@ def stats(path: str | os.PathLike, *, exact_lengths: bool = False, sample_groups
         }
     finally:
         con.close()
+
+
+def print_stats(s: dict) -> None:
+    """`dapo data stats`'s tables for a `stats` result: totals, answers, lengths, then one table per count."""
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(f"[bold]{s['path']}[/]: {s['rows']:,} rows, {s['kept']:,} kept, {s['rejected']:,} rejected")
+    a, p = s["answer"], s["problem_length_chars"]
+    con.print(f"answers: {a['integer_answers']:,} integers in [{a['min']}, {a['max']}]")
+    how = "all rows" if p["exact"] else f"sample of {p['sample_rows']:,} rows; --exact for all"
+    con.print(
+        f"problem length (chars, {how}): p50 {p['p50']}  p90 {p['p90']}  p99 {p['p99']}  max {p['max']}"
+    )
+    for key in ("by_source", "by_status", "by_transform", "by_competition", "by_year", "reject_reasons"):
+        t = Table(title=key.replace("_", " "), title_justify="left")
+        t.add_column("value")
+        t.add_column("rows", justify="right")
+        for k, n in s[key].items():
+            t.add_row(str(k), f"{n:,}")
+        con.print(t)
+
+
+def print_query_result(result, *, fmt: str = "table", limit: int = 100) -> None:
+    """`dapo data sql`'s output for a `query` result: CSV or JSON on stdout, or a table of the first
+    `limit` rows (cells cut at 120 characters) and how many more there are."""
+    import sys
+
+    if fmt == "csv":
+        import pyarrow.csv as pcsv
+
+        pcsv.write_csv(result, sys.stdout.buffer)
+    elif fmt == "json":
+        import json
+
+        print(json.dumps(result.to_pylist(), default=str, indent=1))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table()
+        for name in result.column_names:
+            t.add_column(name)
+        for row in result.slice(0, limit).to_pylist():
+            t.add_row(*["" if v is None else str(v)[:120] for v in row.values()])
+        Console().print(t)
+        if len(result) > limit:
+            print(f"... {len(result) - limit:,} more rows (use --limit or --format csv)")

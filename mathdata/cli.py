@@ -39,12 +39,6 @@ def _errors():
     return (SchemaError, StoreError, FileNotFoundError, ValueError)
 
 
-def _write_json(path: Path, obj) -> None:
-    from mathdata.files import atomic_write
-
-    atomic_write(path, json.dumps(obj, indent=2, default=str))
-
-
 @data_app.command()
 def stats(
     path: Path = typer.Argument(..., help="store directory or .parquet file"),
@@ -54,6 +48,7 @@ def stats(
     ),
 ) -> None:
     """Counts by source, status, transform, competition, year; answer range; lengths; reject reasons."""
+    from mathdata.catalog import print_stats
     from mathdata.catalog import stats as _stats
 
     try:
@@ -63,24 +58,7 @@ def stats(
     if as_json:
         typer.echo(json.dumps(s, indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    con = Console()
-    con.print(f"[bold]{s['path']}[/]: {s['rows']:,} rows, {s['kept']:,} kept, {s['rejected']:,} rejected")
-    a, p = s["answer"], s["problem_length_chars"]
-    con.print(f"answers: {a['integer_answers']:,} integers in [{a['min']}, {a['max']}]")
-    how = "all rows" if p["exact"] else f"sample of {p['sample_rows']:,} rows; --exact for all"
-    con.print(
-        f"problem length (chars, {how}): p50 {p['p50']}  p90 {p['p90']}  p99 {p['p99']}  max {p['max']}"
-    )
-    for key in ("by_source", "by_status", "by_transform", "by_competition", "by_year", "reject_reasons"):
-        t = Table(title=key.replace("_", " "), title_justify="left")
-        t.add_column("value")
-        t.add_column("rows", justify="right")
-        for k, n in s[key].items():
-            t.add_row(str(k), f"{n:,}")
-        con.print(t)
+    print_stats(s)
 
 
 @data_app.command()
@@ -97,32 +75,14 @@ def sql(
     """Run SQL with the records exposed as the DuckDB view `records` (no copy)."""
     import duckdb
 
+    from mathdata.catalog import print_query_result
     from mathdata.catalog import query as _query
 
     try:
         result = _query(path, query)
     except (*_errors(), duckdb.Error) as e:
         _fail(e)
-    if fmt == "csv":
-        import sys
-
-        import pyarrow.csv as pcsv
-
-        pcsv.write_csv(result, sys.stdout.buffer)
-    elif fmt == "json":
-        typer.echo(json.dumps(result.to_pylist(), default=str, indent=1))
-    else:
-        from rich.console import Console
-        from rich.table import Table
-
-        t = Table()
-        for name in result.column_names:
-            t.add_column(name)
-        for row in result.slice(0, limit).to_pylist():
-            t.add_row(*["" if v is None else str(v)[:120] for v in row.values()])
-        Console().print(t)
-        if len(result) > limit:
-            typer.echo(f"... {len(result) - limit:,} more rows (use --limit or --format csv)")
+    print_query_result(result, fmt=fmt, limit=limit)
 
 
 @data_app.command()
@@ -135,10 +95,7 @@ def dedup(
     near: bool = typer.Option(True, help="also remove near duplicates (MinHash LSH)"),
 ) -> None:
     """Exact + near-duplicate removal; writes OUT, OUT/_dedup_report.json and OUT/_dedup_clusters.parquet."""
-    import pyarrow.parquet as pq
-
-    from mathdata.dedup import dedup as _dedup
-    from mathdata.store import read_table, write_records
+    from mathdata.dedup import dedup_store, save_dedup_report
 
     kw = {
         k: v
@@ -146,13 +103,10 @@ def dedup(
         if v
     }
     try:
-        res = _dedup(read_table(src), near=near, progress=True, **kw)
-        n = write_records(out, res.table)
+        res, n = dedup_store(src, out, near=near, progress=True, **kw)
     except _errors() as e:
         _fail(e)
-    _write_json(out / "_dedup_report.json", res.report)
-    pq.write_table(res.clusters, out / ".clusters.tmp.parquet")
-    (out / ".clusters.tmp.parquet").replace(out / "_dedup_clusters.parquet")
+    save_dedup_report(out, res)
     r = res.report
     typer.echo(
         f"{r['kept_in']:,} kept -> {r['kept_out']:,} ({r['exact_dropped']:,} exact, {r['near_dropped']:,} near "
@@ -172,15 +126,13 @@ def decontam(
     n: int = typer.Option(None, help="word n-gram size (default: mathdata.decontam)"),
 ) -> None:
     """Mark rows that overlap evaluation sets; writes OUT and OUT/_decontam_report.json."""
-    from mathdata.decontam import decontaminate
-    from mathdata.store import read_table, write_records
+    from mathdata.decontam import decontaminate_store, save_decontam_report
 
     try:
-        table, report = decontaminate(read_table(src), ref or None, **({"n": n} if n else {}))
-        written = write_records(out, table)
+        report, written = decontaminate_store(src, out, ref or None, **({"n": n} if n else {}))
     except _errors() as e:
         _fail(e)
-    _write_json(out / "_decontam_report.json", report)
+    save_decontam_report(out, report)
     typer.echo(
         f"{report['contaminated']:,} contaminated rows of {report['checked']:,} checked; {written:,} rows written to {out}"
     )
@@ -191,22 +143,16 @@ def decontam(
 def _export(fmt: str, src: Path, out: Path, split: str | None, **kw) -> None:
     """OUT.parquet: the kept rows of --split (of every split without it, unless the file is named
     after a split); OUT without .parquet: a folder with one <split>.parquet per split."""
-    import pyarrow.compute as pc
-
-    from mathdata.export import EXPORTERS, export_splits, select_split
-    from mathdata.store import read_table
+    from mathdata.export import export_store
 
     try:
-        table = read_table(src)
-        if out.suffix.lower() == ".parquet":
-            typer.echo(f"wrote {EXPORTERS[fmt](table, out, split=split, **kw)}")
-            return
-        if split is not None:
-            table = select_split(table.filter(pc.equal(table.column("status"), "kept")), split)
-        files = export_splits(table, out, fmt=fmt, **kw)
+        written = export_store(src, out, fmt=fmt, split=split, **kw)
     except _errors() as e:
         _fail(e)
-    for name, path in files.items():
+    if not isinstance(written, dict):
+        typer.echo(f"wrote {written}")
+        return
+    for name, path in written.items():
         typer.echo(f"wrote {path} (split {name})")
 
 
@@ -246,24 +192,12 @@ def card(
     license: str = typer.Option("other", help="SPDX id or HF licence name"),
 ) -> None:
     """Generate a Hugging Face dataset card from the store (and its dedup/decontam reports)."""
-    from mathdata.card import write_card
-    from mathdata.store import read_table
+    from mathdata.card import store_reports, write_store_card
 
-    reports = {}
-    for key in ("dedup", "decontam"):
-        f = src / f"_{key}_report.json" if src.is_dir() else None
-        reports[key] = json.loads(f.read_text()) if f and f.exists() else None
+    reports = store_reports(src)
     try:
-        table = read_table(src)
-        steps = [{"name": "store", "rows": len(table)}]
-        path = write_card(
-            out or Path("data_cards") / name,
-            name=name,
-            table=table,
-            steps=steps,
-            dedup_report=reports["dedup"],
-            decontam_report=reports["decontam"],
-            license=license,
+        path = write_store_card(
+            src, out or Path("data_cards") / name, name=name, reports=reports, license=license
         )
     except _errors() as e:
         _fail(e)

@@ -882,3 +882,21 @@ def decontaminate(
     kept, texts = kept_texts(table)
     best = judge_borderline(match_rows(texts, index), texts, index, judge)
     return apply_hits(table, kept, best, index)
+
+
+def decontaminate_store(
+    src: str | os.PathLike, out: str | os.PathLike, references: Any = None, **kw
+) -> tuple[dict, int]:
+    """`decontaminate` over the store `src`, every row written to the store `out` (contaminated
+    rows marked); the report and the rows written (`save_decontam_report` writes the report)."""
+    from mathdata.store import read_table, write_records
+
+    table, report = decontaminate(read_table(src), references, **kw)
+    return report, write_records(out, table)
+
+
+def save_decontam_report(out: str | os.PathLike, report: dict) -> None:
+    """OUT/_decontam_report.json, atomically."""
+    from mathdata.files import write_json
+
+    write_json(Path(out) / "_decontam_report.json", report)

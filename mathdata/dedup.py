@@ -40,6 +40,7 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -297,28 +298,33 @@ def _leader_clusters(
     return leader, stats
 
 
-def dedup(
-    table: pa.Table,
-    *,
-    threshold: float = 0.6,
-    num_perm: int = 128,
-    shingle_size: int = 3,
-    same_numbers: bool = True,
-    near: bool = True,
-    official_sources: tuple[str, ...] = DEFAULT_OFFICIAL_SOURCES,
-    seed: int = 1,
-    progress: bool = False,
-    pair_finder=None,
-) -> DedupResult:
-    """Mark exact and near duplicates among kept rows; one representative per cluster stays kept.
+@dataclass
+class ExactGroups:
+    """dedup's first global pass: the kept rows grouped by normalised text. `texts` (the distinct
+    normalised texts) is what near-pair finding runs on, in this process or as an engine's plan."""
 
-    The representative is the row from an official source first, then one with a solution,
-    then the longest statement (then the smallest id, so the choice is deterministic). Every
-    other member gets status `duplicate_of:<id>` (exact) or `near_duplicate_of:<id>` (near)
-    and stays in the table; `clusters` lists every member of every multi-row cluster.
-    `pair_finder` replaces `near_duplicate_pairs` (same arguments and results), e.g. with one
-    that sketches and groups the LSH bands on a Ray cluster.
-    """
+    table: pa.Table
+    kept_mask: np.ndarray
+    sub: pa.Table  # the kept rows, only the columns dedup reads
+    exact_group: np.ndarray  # each kept row's index into `texts`
+    texts: pa.Array
+    started: float  # time.perf_counter() at the start, for the report's seconds
+    seconds_exact: float
+
+
+@dataclass
+class NearPairs:
+    """Verified near-duplicate pairs among `ExactGroups.texts`: what `near_duplicate_pairs` returns."""
+
+    u: np.ndarray
+    v: np.ndarray
+    similarity: np.ndarray
+    stats: dict
+    sig16: np.ndarray
+
+
+def exact_groups(table: pa.Table) -> ExactGroups:
+    """Group the kept rows by normalised text (one Arrow dictionary encoding)."""
     import time
 
     t0 = time.perf_counter()
@@ -330,22 +336,78 @@ def dedup(
     texts = pc.coalesce(sub.column("problem"), sub.column("original_problem"))
     enc = pc.dictionary_encode(normalize_texts(texts))
     exact_group = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    uniques = enc.dictionary
-    t_exact = time.perf_counter() - t0
+    return ExactGroups(table, kept_mask, sub, exact_group, enc.dictionary, t0, time.perf_counter() - t0)
 
+
+def dedup(
+    table: pa.Table,
+    *,
+    threshold: float = 0.6,
+    num_perm: int = 128,
+    shingle_size: int = 3,
+    same_numbers: bool = True,
+    near: bool = True,
+    official_sources: tuple[str, ...] = DEFAULT_OFFICIAL_SOURCES,
+    seed: int = 1,
+    progress: bool = False,
+) -> DedupResult:
+    """Mark exact and near duplicates among kept rows; one representative per cluster stays kept.
+
+    The representative is the row from an official source first, then one with a solution,
+    then the longest statement (then the smallest id, so the choice is deterministic). Every
+    other member gets status `duplicate_of:<id>` (exact) or `near_duplicate_of:<id>` (near)
+    and stays in the table; `clusters` lists every member of every multi-row cluster.
+    Three passes, so an engine can run the middle one as its own plan (pipelines.corpus_plans):
+    `exact_groups`, `near_duplicate_pairs` over its texts, `mark_duplicates`.
+    """
+    groups = exact_groups(table)
+    pairs = None
+    if near and len(groups.texts) > 1:
+        pairs = NearPairs(
+            *near_duplicate_pairs(
+                groups.texts,
+                threshold=threshold,
+                num_perm=num_perm,
+                shingle_size=shingle_size,
+                same_numbers=same_numbers,
+                seed=seed,
+                progress=progress,
+            )
+        )
+    return mark_duplicates(
+        groups,
+        pairs,
+        threshold=threshold,
+        num_perm=num_perm,
+        shingle_size=shingle_size,
+        same_numbers=same_numbers,
+        official_sources=official_sources,
+        seed=seed,
+    )
+
+
+def mark_duplicates(
+    groups: ExactGroups,
+    pairs: NearPairs | None,
+    *,
+    threshold: float,
+    num_perm: int,
+    shingle_size: int,
+    same_numbers: bool,
+    official_sources: tuple[str, ...] = DEFAULT_OFFICIAL_SOURCES,
+    seed: int = 1,
+) -> DedupResult:
+    """dedup's last global pass: clusters from the exact groups and the near pairs (None: exact
+    only), a representative per cluster, statuses, the cluster table and the report."""
+    import time
+
+    table, kept_mask, sub, exact_group = groups.table, groups.kept_mask, groups.sub, groups.exact_group
+    kept, uniques, t0, t_exact = np.flatnonzero(kept_mask), groups.texts, groups.started, groups.seconds_exact
     near_stats: dict = {}
     sig16 = None
-    if near and len(uniques) > 1:
-        u, v, sim, near_stats, sig16 = (pair_finder or near_duplicate_pairs)(
-            uniques,
-            threshold=threshold,
-            num_perm=num_perm,
-            shingle_size=shingle_size,
-            same_numbers=same_numbers,
-            seed=seed,
-            progress=progress,
-        )
-        comp_of_unique = _components(len(uniques), u, v)
+    if pairs is not None:
+        near_stats, sig16 = pairs.stats, pairs.sig16
+        comp_of_unique = _components(len(uniques), pairs.u, pairs.v)
     else:
         comp_of_unique = np.arange(len(uniques))
 
@@ -441,3 +503,26 @@ def dedup(
         "seconds": {"exact": round(t_exact, 3), "total": round(time.perf_counter() - t0, 3)},
     }
     return DedupResult(out, clusters, report)
+
+
+def dedup_store(
+    src: str | os.PathLike, out: str | os.PathLike, *, near: bool = True, progress: bool = False, **params
+) -> tuple[DedupResult, int]:
+    """`dedup` over the store `src`, every row written to the store `out` (duplicates marked);
+    the result and the rows written. `save_dedup_report` puts its report and clusters beside them."""
+    from mathdata.store import read_table, write_records
+
+    res = dedup(read_table(src), near=near, progress=progress, **params)
+    return res, write_records(out, res.table)
+
+
+def save_dedup_report(out: str | os.PathLike, res: DedupResult) -> None:
+    """OUT/_dedup_report.json and OUT/_dedup_clusters.parquet (each written atomically)."""
+    import pyarrow.parquet as pq
+
+    from mathdata.files import write_json
+
+    out = Path(out)
+    write_json(out / "_dedup_report.json", res.report)
+    pq.write_table(res.clusters, out / ".clusters.tmp.parquet")
+    (out / ".clusters.tmp.parquet").replace(out / "_dedup_clusters.parquet")

@@ -252,3 +252,19 @@ def export_splits(table: pa.Table, out_dir: str | os.PathLike, *, fmt: str = "ve
         split: EXPORTERS[fmt](kept, out / split_file_name(split), split=split, **kw)
         for split in split_counts(kept)
     }
+
+
+def export_store(
+    src: str | os.PathLike, out: str | os.PathLike, *, fmt: str, split: str | None = None, **kw
+) -> Path | dict[str, Path]:
+    """The kept records of the store `src` as `fmt` (verl or trl). OUT.parquet: the rows of `split`
+    (of every split without it, unless the file is named after a split); returns the path. OUT
+    without .parquet: a folder with one <split>.parquet per split (only `split` if given); {split: path}."""
+    from mathdata.store import read_table
+
+    table, out = read_table(src), Path(out)
+    if out.suffix.lower() == ".parquet":
+        return EXPORTERS[fmt](table, out, split=split, **kw)
+    if split is not None:
+        table = select_split(table.filter(pc.equal(table.column("status"), "kept")), split)
+    return export_splits(table, out, fmt=fmt, **kw)

@@ -21,6 +21,7 @@ __all__ = [
     "default_file_mode",
     "make_readable",
     "shard_files",
+    "write_json",
 ]
 
 SCHEMA_VERSION = "1"
@@ -43,3 +44,10 @@ def shard_files(path: str | os.PathLike) -> list[Path]:
     if p.is_dir():
         return sorted(f for f in p.glob("*.parquet") if not f.name.startswith((".", "_")))
     raise StoreError(f"{p}: no such records file or directory")
+
+
+def write_json(path: str | os.PathLike, obj) -> None:
+    """`obj` as indented JSON, atomically (values JSON lacks, e.g. dates, written as str())."""
+    import json
+
+    atomic_write(path, json.dumps(obj, indent=2, default=str))

@@ -106,7 +106,7 @@ def rules_report_cmd(
     or rejected, with reasons, per verifiability class and per source."""
     import json
 
-    from pipelines.report import rules_report_file
+    from pipelines.report import print_rules_report, rules_report_file
 
     try:
         cfg = None
@@ -118,16 +118,8 @@ def rules_report_cmd(
             typer.echo(
                 "warning: --problem-field/--answer-field are now --mapping problem=COL,answer=COL", err=True
             )
-        from mathdata.mapping import FIELD_ALIASES, parse_mapping
-        from pipelines.sources.importer import TARGETS
-
-        fields = [*FIELD_ALIASES, *(t for t in TARGETS if t not in FIELD_ALIASES.values())]
         report = rules_report_file(
-            path,
-            mapping=parse_mapping(mapping, fields=fields),
-            problem_field=problem_field,
-            answer_field=answer_field,
-            cfg=cfg,
+            path, mapping=mapping, problem_field=problem_field, answer_field=answer_field, cfg=cfg
         )
     except _input_errors() as e:
         if debug:
@@ -136,29 +128,4 @@ def rules_report_cmd(
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    t = Table(title=f"the build's offline steps on {path.name}: {report['total']} rows")
-    t.add_column("outcome")
-    t.add_column("reason / rule")
-    t.add_column("count", justify="right")
-    for group, key in (
-        ("rewritten", "by_rule"),
-        ("needs LLM", "needs_llm_reasons"),
-        ("rejected", "rejected_reasons"),
-    ):
-        for reason, n in report[key].items():
-            t.add_row(group, reason, str(n))
-    Console().print(t)
-    c = Table(title="per verifiability class")
-    c.add_column("class")
-    c.add_column("count", justify="right")
-    for cls, n in report["by_class"].items():
-        c.add_row(cls, str(n))
-    Console().print(c)
-    for src, row in report["by_source"].items():
-        typer.echo(f"{src}: " + ", ".join(f"{k} {v}" for k, v in sorted(row.items())))
-    typer.echo(
-        f"rewritten {report['rewritten']}, needs LLM {report['needs_llm']}, rejected {report['rejected']}"
-    )
+    print_rules_report(report, path.name)

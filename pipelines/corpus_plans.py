@@ -1,6 +1,9 @@
 """The corpus steps' plans (pipelines.plan): dedup and decontamination written against an
 executor's primitives, so any engine runs them without knowing the step. The batch functions are
-the ones the Ray engine ran (moved here unchanged but for the broadcast, now the executor's)."""
+the ones the Ray engine ran (moved here unchanged but for the broadcast, now the executor's).
+
+mathdata never calls back into this module: a plan calls mathdata's passes (e.g. dedup's
+`exact_groups` and `mark_duplicates`) and runs the parallel part between them itself."""
 
 from __future__ import annotations
 
@@ -120,6 +123,34 @@ def near_duplicate_pairs(
         stats={"bands": bands, "rows": rows, "engine": ex.name, "band_partitions": partitions},
     )
     return u, v, sim, stats, sig16
+
+
+def dedup(
+    ex,
+    table: pa.Table,
+    *,
+    threshold: float = 0.6,
+    num_perm: int = 128,
+    shingle_size: int = 3,
+    same_numbers: bool = True,
+    near: bool = True,
+    seed: int = 1,
+):
+    """mathdata.dedup.dedup as a plan: the exact groups on the driver (a global pass), the near pairs
+    among their texts by the sub-plan `near_duplicate_pairs`, the clusters marked on the driver."""
+    from mathdata.dedup import NearPairs, exact_groups, mark_duplicates
+
+    groups = exact_groups(table)
+    kw = {
+        "threshold": threshold,
+        "num_perm": num_perm,
+        "shingle_size": shingle_size,
+        "same_numbers": same_numbers,
+    }
+    pairs = None
+    if near and len(groups.texts) > 1:
+        pairs = NearPairs(*near_duplicate_pairs(ex, groups.texts, seed=seed, **kw))
+    return mark_duplicates(groups, pairs, seed=seed, **kw)
 
 
 def decontaminate(ex, table, config):

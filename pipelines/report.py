@@ -167,11 +167,47 @@ def read_file_records(
 def rules_report_file(
     path,
     *,
-    mapping: dict[str, str] | None = None,
+    mapping: dict[str, str] | str | None = None,
     problem_field: str | None = None,
     answer_field: str | None = None,
     cfg=None,
 ) -> dict:
-    """`report_records` over a JSONL/JSON/Parquet/CSV file read like `dapo build` reads it."""
+    """`report_records` over a JSONL/JSON/Parquet/CSV file read like `dapo build` reads it.
+
+    `mapping` is {field: column} or its command-line text `problem=COL,answer=COL`."""
+    if isinstance(mapping, str):
+        from mathdata.mapping import FIELD_ALIASES, parse_mapping
+        from pipelines.sources.importer import TARGETS
+
+        fields = [*FIELD_ALIASES, *(t for t in TARGETS if t not in FIELD_ALIASES.values())]
+        mapping = parse_mapping(mapping, fields=fields)
     records = read_file_records(path, mapping=mapping, problem_field=problem_field, answer_field=answer_field)
     return report_records(run_offline_steps(records, cfg))
+
+
+def print_rules_report(report: dict, title: str) -> None:
+    """`dapo rules-report`'s tables: outcome and reason counts, the classes, a line per source."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"the build's offline steps on {title}: {report['total']} rows")
+    t.add_column("outcome")
+    t.add_column("reason / rule")
+    t.add_column("count", justify="right")
+    for group, key in (
+        ("rewritten", "by_rule"),
+        ("needs LLM", "needs_llm_reasons"),
+        ("rejected", "rejected_reasons"),
+    ):
+        for reason, n in report[key].items():
+            t.add_row(group, reason, str(n))
+    Console().print(t)
+    c = Table(title="per verifiability class")
+    c.add_column("class")
+    c.add_column("count", justify="right")
+    for cls, n in report["by_class"].items():
+        c.add_row(cls, str(n))
+    Console().print(c)
+    for src, row in report["by_source"].items():
+        print(f"{src}: " + ", ".join(f"{k} {v}" for k, v in sorted(row.items())))
+    print(f"rewritten {report['rewritten']}, needs LLM {report['needs_llm']}, rejected {report['rejected']}")

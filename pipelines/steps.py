@@ -244,18 +244,17 @@ class DedupStep(Step):
     name, section, Config, scope = "dedup", "dedup", DedupConfig, "corpus"
 
     def run_table(self, table, ex=None):
-        """mathdata's dedup; on a distributed executor its near-pair search runs as the plan of
-        pipelines.corpus_plans (sketch map, band group-reduce, driver verification)."""
-        from functools import partial
-
-        from mathdata.dedup import dedup
-
-        finder = None
+        """mathdata's dedup; on a distributed executor, the plan of pipelines.corpus_plans (exact
+        groups and marking on the driver, near pairs by sketch map, band group-reduce, driver check)."""
+        kw = {"threshold": self.config.threshold, "near": self.config.near}
         if ex is not None and ex.distributed:
-            from pipelines.corpus_plans import near_duplicate_pairs
+            from pipelines.corpus_plans import dedup as plan
 
-            finder = partial(near_duplicate_pairs, ex)
-        res = dedup(table, threshold=self.config.threshold, near=self.config.near, pair_finder=finder)
+            res = plan(ex, table, **kw)
+        else:
+            from mathdata.dedup import dedup
+
+            res = dedup(table, **kw)
         return res.table, res.report
 
 

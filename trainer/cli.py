@@ -22,33 +22,6 @@ def _fail(e: Exception) -> None:
     raise typer.Exit(2)
 
 
-def _fresh_run_dir(out: Path, *, overwrite: bool) -> None:
-    """Refuse to start a new run over an earlier one (unless --overwrite, which deletes it first)."""
-    from trainer.config import ConfigError
-    from trainer.metrics import read_metrics
-
-    metrics = out / "metrics.jsonl"
-    done = (out / "checkpoints" / "latest").exists() or (metrics.exists() and metrics.stat().st_size > 0)
-    if not done:
-        return
-    if not overwrite:
-        try:
-            step = (
-                max((r.get("step", 0) for r in read_metrics(metrics)), default=0) if metrics.exists() else 0
-            )
-        except ValueError:
-            step = "?"
-        raise ConfigError(
-            f"{out} already holds a run (logged up to step {step}); continue it with "
-            f"`dapo train --out {out} --resume`, choose another --out, or pass --overwrite to delete it"
-        )
-    import os
-    import shutil
-
-    if int(os.environ.get("RANK", "0")) == 0:
-        shutil.rmtree(out)
-
-
 def train_cmd(
     config: Annotated[
         Path | None, typer.Argument(help="YAML config (sections: model, data, rollout, algo, optim, train)")
@@ -102,29 +75,13 @@ def train_cmd(
 
         typer.echo(presets_table())
         return
-    from trainer.config import (
-        ConfigError,
-        config_yaml,
-        load_config,
-        load_config_sources,
-        resume_config_sources,
-    )
+    from trainer.config import ConfigError, config_yaml, run_config_sources
 
-    sets = list(set_ or [])
-    if out is not None:
-        sets.append(f"train.out={out}")
     try:
-        if resume:
-            run_dir = (
-                out if out is not None else Path(load_config(config, preset=preset, sets=sets).train.out)
-            )
-            cfg, sources = resume_config_sources(
-                run_dir, config, preset=preset, sets=sets, allow_changes=allow_config_change
-            )
-        else:
-            cfg, sources = load_config_sources(config, preset=preset, sets=sets)
-            if not dry_run:
-                _fresh_run_dir(Path(cfg.train.out), overwrite=overwrite)
+        cfg, sources = run_config_sources(
+            config, preset=preset, sets=set_, out=out, resume=resume, overwrite=overwrite,
+            allow_changes=allow_config_change, claim_out=not dry_run,
+        )  # fmt: skip
     except ConfigError as e:
         _fail(e)
     if dry_run:  # the config only: nothing is read beyond it, nothing written
@@ -175,8 +132,7 @@ def sft_cmd(
 ) -> None:
     """Supervised warm-up on worked solutions (the tiny model, or --model), so RL starts from the Answer: format."""
     from trainer.config import ConfigError, load_config
-    from trainer.data import Prompt, read_verl
-    from trainer.sft import sft
+    from trainer.sft import probe_prompts, sft
 
     if stop_at_acc is not None and probe is None:
         _fail(
@@ -186,11 +142,7 @@ def sft_cmd(
         )
     try:
         cfg = load_config(config, sets=[f"model.path={model}"] if model is not None else None)
-        pr = None
-        if probe is not None:
-            pr = [
-                Prompt(r["key"], [], r["gold"], r["messages"][-1]["content"]) for r in read_verl(probe)[:48]
-            ]
+        pr = probe_prompts(probe) if probe is not None else None
         s = sft(records, out, model_cfg=cfg.model, steps=steps, batch_size=batch_size, lr=lr, seed=seed, probe=pr,
                 stop_at_acc=stop_at_acc, stop_at_gold_prob=stop_at_gold_prob)  # fmt: skip
     except (ConfigError, ValueError, FileNotFoundError) as e:

@@ -877,3 +877,58 @@ def resume_config_sources(
             f"them, start a new run with another --out, or pass --allow-config-change to resume anyway"
         )
     return new, _algo_sources(new.algo.name, layers)
+
+
+def fresh_run_dir(out: Path, *, overwrite: bool) -> None:
+    """Refuse to start a new run over an earlier one (unless `overwrite`, which deletes it first)."""
+    from trainer.metrics import read_metrics
+
+    metrics = out / "metrics.jsonl"
+    done = (out / "checkpoints" / "latest").exists() or (metrics.exists() and metrics.stat().st_size > 0)
+    if not done:
+        return
+    if not overwrite:
+        try:
+            step = (
+                max((r.get("step", 0) for r in read_metrics(metrics)), default=0) if metrics.exists() else 0
+            )
+        except ValueError:
+            step = "?"
+        raise ConfigError(
+            f"{out} already holds a run (logged up to step {step}); continue it with "
+            f"`dapo train --out {out} --resume`, choose another --out, or pass --overwrite to delete it"
+        )
+    import os
+    import shutil
+
+    if int(os.environ.get("RANK", "0")) == 0:
+        shutil.rmtree(out)
+
+
+def run_config_sources(
+    path: str | Path | None = None,
+    *,
+    preset: str | None = None,
+    sets: list[str] | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    allow_changes: bool = False,
+    claim_out: bool = True,
+) -> tuple[Config, dict[str, str]]:
+    """The config `dapo train` runs with, and where each algorithm key came from.
+
+    `out` overrides train.out. A new run's train.out is claimed (`claim_out`, off for a dry run):
+    an earlier run there is refused, or deleted with `overwrite`. With `resume` the run in `out`
+    (else train.out of the given config) continues with its own saved config (`resume_config`).
+    """
+    sets = list(sets or [])
+    if out is not None:
+        sets.append(f"train.out={out}")
+    if resume:
+        run_dir = out if out is not None else Path(load_config(path, preset=preset, sets=sets).train.out)
+        return resume_config_sources(run_dir, path, preset=preset, sets=sets, allow_changes=allow_changes)
+    cfg, sources = load_config_sources(path, preset=preset, sets=sets)
+    if claim_out:
+        fresh_run_dir(Path(cfg.train.out), overwrite=overwrite)
+    return cfg, sources

@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 
 from trainer.config import ModelConfig
-from trainer.data import Prompt
+from trainer.data import Prompt, read_verl
 
 
 @dataclass
@@ -56,6 +56,11 @@ def load_sft_examples(records: str | Path, *, split: str | None = "train") -> li
             f"{records}: no kept records with problem and solution{f' in split {split!r}' if split else ''}"
         )
     return out
+
+
+def probe_prompts(path: str | Path, n: int = 48) -> list[Prompt]:
+    """The first `n` prompts of a verl Parquet, whose sampled accuracy SFT reports (and may stop at)."""
+    return [Prompt(r["key"], [], r["gold"], r["messages"][-1]["content"]) for r in read_verl(path)[:n]]
 
 
 def encode(tok, ex: SFTExample) -> tuple[list[int], int]:

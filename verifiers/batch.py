@@ -155,3 +155,36 @@ def _run_round(todo, kwargs, workers, results, failures, on_progress) -> list:
             if on_progress:
                 on_progress(1)
     return out
+
+
+def read_completions(path: str | os.PathLike) -> tuple[list[str], list[str]]:
+    """(completions, golds) from a JSONL file of {"completion", "gold"} lines (`dapo verify --file`);
+    a missing file, bad line or missing field raises an error naming the file, the line and the fix."""
+    from verifiers.files import iter_jsonl
+
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    completions, golds = [], []
+    for lineno, row in iter_jsonl(path):
+        missing = [k for k in ("completion", "gold") if k not in row]
+        if missing:
+            raise ValueError(
+                f"{path}:{lineno}: missing field(s) {', '.join(map(repr, missing))}; "
+                'each line needs {"completion": ..., "gold": ...}'
+            )
+        completions.append(str(row["completion"]))
+        golds.append(str(row["gold"]))
+    return completions, golds
+
+
+def write_results(path: str | os.PathLike, results: Sequence[RewardResult]) -> None:
+    """One JSON line per result (index, acc, score, pred, reason), written atomically."""
+    import json
+
+    from verifiers.files import atomic_write
+
+    rows = [
+        {"index": i, "acc": r.acc, "score": r.score, "pred": r.pred, "reason": r.reason}
+        for i, r in enumerate(results)
+    ]
+    atomic_write(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))

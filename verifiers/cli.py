@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -12,28 +11,6 @@ def _fail(msg: str) -> None:
     """A one-line error (no wrapping box) so the file:line stays greppable."""
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(2)
-
-
-def _load_jsonl(path: Path) -> tuple[list[str], list[str]]:
-    """(completions, golds) from {completion, gold} lines; errors name the line and the fix."""
-    if not path.is_file():
-        _fail(f"{path}: no such file")
-    from verifiers.files import iter_jsonl
-
-    completions, golds = [], []
-    try:
-        for lineno, row in iter_jsonl(path):
-            missing = [k for k in ("completion", "gold") if k not in row]
-            if missing:
-                _fail(
-                    f"{path}:{lineno}: missing field(s) {', '.join(map(repr, missing))}; "
-                    'each line needs {"completion": ..., "gold": ...}'
-                )
-            completions.append(str(row["completion"]))
-            golds.append(str(row["gold"]))
-    except ValueError as e:
-        _fail(str(e))
-    return completions, golds
 
 
 def verify(
@@ -60,10 +37,13 @@ def verify(
 
     from collections import Counter
 
-    from verifiers.batch import score_batch
+    from verifiers.batch import read_completions, score_batch, write_results
     from verifiers.progress import progress_bar
 
-    completions, golds = _load_jsonl(file)
+    try:
+        completions, golds = read_completions(file)
+    except (FileNotFoundError, ValueError) as e:
+        _fail(str(e))
     with progress_bar(console=console) as bar:
         task = bar.add_task("scoring", total=len(completions))
         results = score_batch(
@@ -75,13 +55,7 @@ def verify(
     reasons = Counter(r.reason for r in results)
     console.print("reasons: " + ", ".join(f"{k}={v}" for k, v in reasons.most_common()), highlight=False)
     if out is not None:
-        from verifiers.files import atomic_write
-
-        rows = [
-            {"index": i, "acc": r.acc, "score": r.score, "pred": r.pred, "reason": r.reason}
-            for i, r in enumerate(results)
-        ]
-        atomic_write(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+        write_results(out, results)
         console.print(f"wrote {out}")
 
 

@@ -96,3 +96,33 @@ def test_group_reduce_sees_each_key_once_with_all_its_rows():
     parts = [pa.table({"k": [2, 1, 2], "x": [1, 2, 3]}), pa.table({"k": [1, 3], "x": [4, 5]})]
     out = LocalExecutor().group_reduce(parts, ["k"], lambda g: {"k": g["k"][:1], "sum": [int(g["x"].sum())]})
     assert [(t.column("k")[0].as_py(), t.column("sum")[0].as_py()) for t in out] == [(1, 6), (2, 4), (3, 5)]
+
+
+def test_the_dedup_plan_on_the_local_executor_marks_what_mathdatas_dedup_marks():
+    """The whole dedup plan (mathdata's exact and marking passes around the engine's pair finding)
+    gives mathdata.dedup.dedup's statuses, clusters and counts; only the engine's own stats differ."""
+    import inspect
+
+    from mathdata.dedup import dedup
+    from mathdata.schema import new_record, to_table
+    from pipelines.corpus_plans import dedup as planned
+    from pipelines.plan import LocalExecutor
+
+    texts = _texts(200, 5).to_pylist()
+    rows = [
+        new_record(source="import:x", original_problem=t, source_key=str(i), answer="1")
+        for i, t in enumerate(texts)
+    ]
+    rows.append(
+        new_record(source="import:y", original_problem=texts[0].upper(), source_key="copy", answer="1")
+    )
+    table = to_table(rows)
+    want, got = dedup(table), planned(LocalExecutor(), table)
+    assert want.report["near_dropped"] > 20 and want.report["exact_dropped"] == 1
+    assert got.table.equals(want.table) and got.clusters.equals(want.clusters)
+    same = lambda r: {k: v for k, v in r.items() if k not in ("seconds", "near")}  # noqa: E731
+    assert same(got.report) == same(want.report)
+    extra = {"engine", "band_partitions"}
+    assert {k: v for k, v in got.report["near"].items() if k not in extra} == want.report["near"]
+    # mathdata runs its own passes: the engine no longer hands it a pair finder
+    assert "pair_finder" not in inspect.signature(dedup).parameters
