@@ -144,8 +144,10 @@ _SCI_UNITS = re.compile(
     r"\\mathrm\s*\{\s*~?\s*(mol|kJ|J|eV|keV|MeV|nm|pm|fm|Pa|kPa|MPa|atm|bar|Torr|dm|K|Hz|kHz|MHz|"
     r"W|kW|V|mV|A|mA|C|T|N|cal|kcal|Bq|Ci|Gy|Sv)\b(?!\s*\\angle)|"
     r"\d\s*(mol|kJ|eV|keV|MeV|kPa|MPa|atm|Torr|Hz|kHz|MHz|mmHg|nm|pm)\b|\bm\s*/\s*s\b|"
-    r"\b(joules?|newtons?|pascals?|kelvins?|watts?|volts?|amperes?|ohms?|coulombs?|teslas?|moles?|"
-    r"electronvolts?|hertz|kilojoules?|calories|molar)\b|°\s*C\b|\^\s*\{?\\circ\}?\s*\\mathrm\{C\}",
+    r"\b(joules?|newtons?|pascals?|kelvins?|watts?|volts?|amperes?|ohms?|coulombs?|teslas?|"
+    r"electronvolts?|hertz|kilojoules?|calories|molar)\b|°\s*C\b|\^\s*\{?\\circ\}?\s*\\mathrm\{C\}|"
+    # the amount of substance, not the animal ("whack a mole"): a count or "of"/"per" beside it
+    r"\b(\d[\d.]*|one|two|three|half a|per|each)\s*moles?\b|\bmoles? (of|per)\b|\bhow many moles\b",
     re.I,
 )
 _SCI_WORDS = re.compile(
@@ -172,10 +174,10 @@ _TABLE_STATS = re.compile(
 )
 # quantities measured in units (an applied setting: a non-integer key is a measurement's computation)
 _MEASURED = re.compile(
-    r"\\mathrm\s*\{\s*~?\s*(m|cm|mm|km|ft|in|mi|yd|g|kg|lb|s|min|h|hr|L|mL)\s*\}|"
+    r"\\mathrm\s*\{\s*~?\s*(m|cm|mm|km|ft|in|mi|yd|g|kg|mg|lb|s|min|h|hr|L|mL)\s*\}|"
     r"\b(m|km|mi|ft)\s*/\s*(s|h|hr|min)\b|\\mathrm\{\s*~?\s*(m|km|mi|ft)\s*\}\s*/\s*\\mathrm\{\s*(s|h|min)\s*\}|"
     r"\d\s*(平方|立方)?(米|厘米|分米|千米|毫米|公里|公顷|克|千克|公斤|吨|升|毫升|元)|"
-    r"\d\s*(cm|mm|km|kg|m|g|ft|mi|yd|lb|oz|mL)\b(?!\s*[=(])",
+    r"\d\s*(cm|mm|km|kg|mg|m|g|ft|mi|yd|lb|oz|mL)\b(?!\s*[=(])",
     re.I,
 )
 # a speed in a textbook's unit notation (km/hr, m/s): kinematics, computed with g or measured data
