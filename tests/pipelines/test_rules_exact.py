@@ -200,6 +200,13 @@ def test_verifiability_classes_name_their_reason(problem, answer, status, klass)
         ("What is $0.3 + 0.015$?", "0,315", "several answers"),
         # class 4 (defer): "find all" with one value claims a singleton set
         ("Find all real $x$ with $x^3 = 8$.", "2", "asks for all values"),
+        # quantitative finance: an integer-looking key from a utility or an option model is a rounding
+        (
+            "An investor has utility function $U(x) = x^{1/4}$. The bonus is $0 or $10000 with equal "
+            "probability. What is the certainty equivalent value of this job offer?",
+            "108610",
+            "finance model",
+        ),
     ],
 )
 def test_proofs_that_prove_nothing_defer(problem, answer, reason):
