@@ -28,7 +28,13 @@ same as a `why` starting "SOURCE KEY WRONG") and the kind `not_unique` (no uniqu
 like the other kinds without an exact value). Wrong and right kept are reported per class (the
 issue's failure classes, by labelled kind) and, for C, per value source.
 
-    .venv/bin/python bench/rules_labelled.py [--set old|new|both] [--json out.json] [--show-wrong] [--show-missed]
+Set D (`rule_labels_D.jsonl`, same format as C: OlympiadBench, SciBench, TheoremQA) was labelled
+blind while the rules of issue 21's second round were written, and opened only after they were
+committed: it measures them honestly. Rows whose case_id is also in A or B (development data) are
+left out of D's figures and reported apart as an agreement check between the two labellers
+(kind and exact value).
+
+    .venv/bin/python bench/rules_labelled.py [--set old|new|D|both|all] [--json out.json] [--show-wrong] [--show-missed]
         [--scibench ../shared/data/sources/scibench.jsonl]
 
 `--scibench` runs every row of SciBench (580 unlabelled science decimals) through the same
@@ -52,6 +58,10 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 DATA = ROOT / "tests" / "pipelines" / "data"
 LABELS = [DATA / f"rule_labels_{x}.jsonl" for x in "AB"]  # the old set
 LABELS_NEW = [DATA / "rule_labels_C.jsonl"]  # the new set, labelled blind for issue 21
+LABELS_D = [DATA / "rule_labels_D.jsonl"]  # a third blind set, labelled after the rules it measures
+SETS = {"old": LABELS, "new": LABELS_NEW, "D": LABELS_D}
+# --set: one set, "both" (old and new, as before D existed) or "all"
+SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "both": ["old", "new"], "all": ["old", "new", "D"]}
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -99,6 +109,43 @@ def load_labels(paths=LABELS) -> list[dict]:
                 raise ValueError(f"{p}:{n}: label lacks {missing}")
             rows.append(row)
     return rows
+
+
+def without_development_rows(labels: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(blind rows, rows whose case_id is also in the development sets A/B)."""
+    seen = {row["case_id"] for row in load_labels(LABELS)}
+    return [r for r in labels if r["case_id"] not in seen], [r for r in labels if r["case_id"] in seen]
+
+
+def labeller_agreement(overlap: list[dict]) -> dict:
+    """Kind and exact value of the development label against the blind one, per shared case_id."""
+    import sympy
+
+    dev = {row["case_id"]: row for row in load_labels(LABELS)}
+    rows = []
+    for blind in overlap:
+        old = dev[blind["case_id"]]
+        a, b = exact_value(old), exact_value(blind)
+        same_value = (a is None and b is None) or (
+            a is not None and b is not None and sympy.simplify(a - b) == 0
+        )
+        rows.append(
+            {
+                "case_id": blind["case_id"],
+                "kind_dev": old["kind"],
+                "kind_blind": blind["kind"],
+                "value_dev": old.get("exact_value"),
+                "value_blind": blind.get("exact_value"),
+                "same_kind": old["kind"] == blind["kind"],
+                "same_value": bool(same_value),
+            }
+        )
+    return {
+        "shared": len(rows),
+        "same_kind": sum(r["same_kind"] for r in rows),
+        "same_value": sum(r["same_value"] for r in rows),
+        "rows": rows,
+    }
 
 
 def _run_steps(records: list[dict]) -> list[dict]:
@@ -337,7 +384,12 @@ def load_jsonl_rows(path: Path) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--set", choices=("old", "new", "both"), default="both", help="old = A+B, new = C")
+    ap.add_argument(
+        "--set",
+        choices=tuple(SET_CHOICES),
+        default="all",
+        help="old = A+B, new = C, D = set D; both = old+new",
+    )
     ap.add_argument("--json", type=Path, help="write the full result (with every case) here")
     ap.add_argument("--show-wrong", action="store_true")
     ap.add_argument("--show-missed", action="store_true", help="eligible cases not kept")
@@ -347,14 +399,26 @@ def main(argv=None) -> int:
         help="also run every row of this SciBench file (unlabelled) and list the rewrites kept",
     )
     args = ap.parse_args(argv)
-    sets = {"old": LABELS, "new": LABELS_NEW}
-    chosen = list(sets) if args.set == "both" else [args.set]
     out = {}
-    for name in chosen:
-        if not all(p.exists() for p in sets[name]):
-            print(f"[{name}] no labels at {', '.join(str(p) for p in sets[name])}; skipped")
+    for name in SET_CHOICES[args.set]:
+        if not all(p.exists() for p in SETS[name]):
+            print(f"[{name}] no labels at {', '.join(str(p) for p in SETS[name])}; skipped")
             continue
-        out[name] = evaluate(load_labels(sets[name]))
+        labels = load_labels(SETS[name])
+        if name == "D":
+            labels, overlap = without_development_rows(labels)
+            agreement = labeller_agreement(overlap)
+            print(
+                f"[D] {len(overlap)} rows also in A/B left out of D's figures; labeller agreement on them: "
+                f"kind {agreement['same_kind']}/{agreement['shared']}, exact value "
+                f"{agreement['same_value']}/{agreement['shared']}"
+            )
+            for r in agreement["rows"]:
+                if not (r["same_kind"] and r["same_value"]):
+                    print(f"  differs {json.dumps(r, ensure_ascii=False)}")
+        out[name] = evaluate(labels)
+        if name == "D":
+            out[name]["development_overlap"] = agreement
         print_result(name, out[name], args.show_wrong, args.show_missed)
     if args.scibench:
         for with_unit in (False, True):

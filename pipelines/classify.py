@@ -39,7 +39,7 @@ _PART_REF_LOOSE = re.compile(r"\bcondition in part\b|\bpart \([a-d]\)", re.I)
 _FIGURE = re.compile(
     r"\b(the|this|that|each|following|adjoining|accompanying|given|same) (figures?|diagrams?)\b|"
     r"\b(figures?|diagrams?) (below|above|shown|here|at (the )?(right|left))\b|\bpictured\b|"
-    r"\b(in|see|from) (a |the )?(figure|diagram)\b|\bfig(ure)?\.? ?\d",
+    r"\b(in|see|from) (a |the )?(figure|diagram)\b|\bfig(ure)?\.? ?[A-Z]{0,2}\d",
     re.I,
 )
 _SHOWN = re.compile(r"\bshown (below|above|here|at (the )?(right|left))\b", re.I)
@@ -123,6 +123,16 @@ _RESTATED = re.compile(
     r"can be (written|expressed|represented)|the (final )?answer (is|has|can)|answer in the form", re.I
 )
 _BLANK = re.compile(r"\(\s*\\quad\s*\)|\\qquad|_{3,}|(?:\\_){2,}|（\s*）|\(\s*\)")
+# a yes/no or pick-a-label question whose key is a code ("Answer 1 for yes and 0 for no", "Does the
+# series converge?" keyed 1.0, "Answer with 1 or 2 or 3"): a guess, not a computed number
+_CODED_ANSWER = re.compile(
+    r"\banswer (with )?[01] (for|if) (yes|no|true|false)\b|\b[01] (for|if) (yes|true)\b|\btrue or false\b|"
+    r"\b(answer|respond|reply) with \d( or \d)+\b|\b(answer|respond|reply) with \d(, \d)+,? or \d\b",
+    re.I,
+)
+_AUX_QUESTION = re.compile(
+    r"^\s*(is|are|does|do|did|can|could|will|would|has|have|must|should|was|were)\b[^?]*\?\s*$", re.I
+)
 _YES_NO = re.compile(r"^\s*\$?\s*(\\text\{)?\s*(yes|no|true|false|是|否)\s*\}?\s*\$?\s*\.?\s*$", re.I)
 # complex numbers in the statement: a real-looking key may have dropped its `i`
 _COMPLEX = re.compile(
@@ -144,8 +154,10 @@ _SCI_UNITS = re.compile(
     r"\\mathrm\s*\{\s*~?\s*(mol|kJ|J|eV|keV|MeV|nm|pm|fm|Pa|kPa|MPa|atm|bar|Torr|dm|K|Hz|kHz|MHz|"
     r"W|kW|V|mV|A|mA|C|T|N|cal|kcal|Bq|Ci|Gy|Sv)\b(?!\s*\\angle)|"
     r"\d\s*(mol|kJ|eV|keV|MeV|kPa|MPa|atm|Torr|Hz|kHz|MHz|mmHg|nm|pm)\b|\bm\s*/\s*s\b|"
-    r"\b(joules?|newtons?|pascals?|kelvins?|watts?|volts?|amperes?|ohms?|coulombs?|teslas?|moles?|"
-    r"electronvolts?|hertz|kilojoules?|calories|molar)\b|°\s*C\b|\^\s*\{?\\circ\}?\s*\\mathrm\{C\}",
+    r"\b(joules?|newtons?|pascals?|kelvins?|watts?|volts?|amperes?|ohms?|coulombs?|teslas?|"
+    r"electronvolts?|hertz|kilojoules?|calories|molar)\b|°\s*C\b|\^\s*\{?\\circ\}?\s*\\mathrm\{C\}|"
+    # the amount of substance, not the animal ("whack a mole"): a count or "of"/"per" beside it
+    r"\b(\d[\d.]*|one|two|three|half a|per|each)\s*moles?\b|\bmoles? (of|per)\b|\bhow many moles\b",
     re.I,
 )
 _SCI_WORDS = re.compile(
@@ -163,6 +175,15 @@ _SCI_WORDS = re.compile(
     r"(growth|decay)|population (grows|growth)|growth rate)\b|物理|化学|溶液|浓度|速度|加速度|压强|温度",
     re.I,
 )
+# quantitative finance: option prices, utility, present values are computed with e^x, roots or
+# tables, so even an integer-looking key (108610) may be a rounding
+_FINANCE_MODEL = re.compile(
+    r"\b(call option|put option|options? price|strike price|volatility|risk-free|black-scholes|binomial "
+    r"(lattice|tree)|utility function|certainty equivalent|present value|future value|annuity|annuities|"
+    r"yield to maturity|bond price|coupon (rate|payment)|forward (price|rate)|continuously compounded|"
+    r"continuous(ly)? (interest|compounding))\b",
+    re.I,
+)
 # inference from tables (z, t, chi-square): an integer key such as a sample size is read off a table
 _TABLE_STATS = re.compile(
     r"\b(confidence (interval|level|coefficient)|significance level|level of significance|p-value|"
@@ -172,10 +193,10 @@ _TABLE_STATS = re.compile(
 )
 # quantities measured in units (an applied setting: a non-integer key is a measurement's computation)
 _MEASURED = re.compile(
-    r"\\mathrm\s*\{\s*~?\s*(m|cm|mm|km|ft|in|mi|yd|g|kg|lb|s|min|h|hr|L|mL)\s*\}|"
+    r"\\mathrm\s*\{\s*~?\s*(m|cm|mm|km|ft|in|mi|yd|g|kg|mg|lb|s|min|h|hr|L|mL)\s*\}|"
     r"\b(m|km|mi|ft)\s*/\s*(s|h|hr|min)\b|\\mathrm\{\s*~?\s*(m|km|mi|ft)\s*\}\s*/\s*\\mathrm\{\s*(s|h|min)\s*\}|"
     r"\d\s*(平方|立方)?(米|厘米|分米|千米|毫米|公里|公顷|克|千克|公斤|吨|升|毫升|元)|"
-    r"\d\s*(cm|mm|km|kg|m|g|ft|mi|yd|lb|oz|mL)\b(?!\s*[=(])",
+    r"\d\s*(cm|mm|km|kg|mg|m|g|ft|mi|yd|lb|oz|mL)\b(?!\s*[=(])",
     re.I,
 )
 # a speed in a textbook's unit notation (km/hr, m/s): kinematics, computed with g or measured data
@@ -219,6 +240,8 @@ def science_signals(text: str, extra: dict | None = None) -> list[str]:
         out.append("given approximation")
     if _TABLE_STATS.search(text):
         out.append("statistical table")
+    if _FINANCE_MODEL.search(text):
+        out.append("finance model")
     if _MEASURED.search(text):
         out.append("measured quantity")
     if _SPEED.search(text):
@@ -237,6 +260,7 @@ STRONG_SCIENCE = {
     "science unit",
     "statistical table",
     "science data",
+    "finance model",
 }
 
 
@@ -276,6 +300,26 @@ VERIFIABILITY = {
     "malformed": "malformed statement",
     "no_answer": "no answer",
 }
+
+
+def coded_answer(text: str, answer: str) -> bool:
+    """The key is a code for yes/no or for a label (a 1-in-2 or 1-in-n guess), not a computed number.
+
+    Either the statement says how the choice is coded ("Answer 1 for yes and 0 for no", "Answer
+    with 1 or 2 or 3"), or its one question is a yes/no question ("Does the series converge?",
+    nothing asked after it) and the key is 0 or 1.
+    """
+    if _CODED_ANSWER.search(text or ""):
+        return True
+    key = re.sub(r"[\s$]|\\boxed\{|\}", "", answer or "")
+    if not re.fullmatch(r"[01](\.0+)?", key):
+        return False
+    sentences = [x for x in re.split(r"(?<=[.?!])\s+", (text or "").strip()) if x.strip()]
+    questions = [i for i, x in enumerate(sentences) if x.rstrip().endswith("?")]
+    if len(questions) != 1 or not _AUX_QUESTION.match(sentences[questions[0]]):
+        return False
+    after = " ".join(sentences[questions[0] + 1 :])
+    return not _ASKS.search(after)
 
 
 def rounding_asked(text: str) -> str | None:
@@ -450,7 +494,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("malformed")
     if _OTHER_PROBLEM.search(text):
         reasons.append("refers_to_other_problem")
-    if answer and _YES_NO.match(str(rec.get("original_answer") or "")):
+    key = str(rec.get("original_answer") or "")
+    if answer and (_YES_NO.match(key) or coded_answer(text, key)):
         reasons.append("yes_no")
     # estimation asked for, unless the statement also fixes a rounding (then the key is exact under it)
     info["rounding"] = rounding_asked(text)

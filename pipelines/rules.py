@@ -25,6 +25,27 @@ When a decimal key is exact (the policy; anything else is a `Miss` for the LLM s
      takes a rate, fraction, percentage, mean, power or pi, and no price is quoted for several
      items; then the exact answer is a sum, difference or whole multiple of the given amounts,
      which needed no rounding.
+  5. a decimal numeral asked for itself: "what is this decimal", a number built from its digits in
+     named places (tenths, hundredths), a decimal point moved or dropped (CMATH's place-value
+     problems); the answer is a written numeral, exact by what is asked.
+  6. a dyadic key (m/2^j: .25, .75, .125, .0625) of k >= 2 places in a statement with no science,
+     applied or measured-quantity signal and no estimate word. Proven: no other fraction with a
+     denominator below 2*5^k (50 at two places) rounds to it, so it is no sloppy rounding of 1/3,
+     2/7 or 5/12. Not proven, and said so: a rounding of an irrational lands on a dyadic point 3
+     times in 100 at two places, 7 in 1000 at three; that is the residual risk of this one argument
+     from the key's form. A one-place x.5 (one rounding in ten lands there) and every non-dyadic
+     key (0.4 may be 3/7 to one place; 0.33, 0.67, 0.17 are 1/3, 2/3, 1/6) prove nothing and defer.
+- Where the line is for money and counting (issue 21 class 2 says applied decimals need a solver):
+  the closure (4) is the whole of it. Sums, differences and whole multiples of whole-cent amounts
+  need no rounding, so the key is exact by construction. A percentage (tax, discount, interest), a
+  price for several items, a share or any other division may need a rounding to cents that the key
+  hides (6% of $12.35 is $0.741, keyed $0.74), and telling which needs solving the problem: those
+  go to the solver, as do money amounts in other currencies (元), whose wording the closure does
+  not read.
+- Integer keys of science statements (SciBench: a work of 7200 ft-lb, a resistance of 1000 ohm, a
+  sample size of 117) stay deferred: an integer computed from units, constants or a statistical
+  table may be a rounding (an escape velocity of 2380), and only solving tells them apart. A
+  science word that is not science (`whack a mole`) is no signal.
 - Never a proof: finding an arithmetic combination of the statement's numbers that equals the
   key (`2.4 = 96/40`). With a dozen numbers such a search succeeds for almost any short decimal.
 - A comma between digit groups (`120,450`) is a thousands separator only for one well-formed
@@ -447,6 +468,15 @@ _ASKS_DECIMAL = re.compile(
     r"\(as a decimal\)|化成小数|写成小数|用小数表示",
     re.I,
 )
+# the asked quantity is a decimal numeral itself: "what is this decimal", a number built from its
+# digits in named places (tenths, hundredths), a decimal point moved or dropped
+_ASKS_NUMERAL = re.compile(
+    r"(这个|原来的|原|这个[一二两三四五]位)小数(原来)?(最[大小])?是(多少|几)|"
+    r"(十分位|百分位|千分位).{0,40}这个数是多少|小数点.{0,60}(这个数|原数|原来的数)是多少|"
+    r"\b(tenths|hundredths|thousandths) (place|digit)\b[^?]{0,200}\bwhat is the (number|decimal)\b|"
+    r"\bdecimal point\b[^?]{0,200}\bwhat (is|was) the (original )?(number|decimal)\b",
+    re.I,
+)
 # what makes a money or metric amount possibly not whole cents / whole units: a division, a rate, a
 # share, a fraction, a percentage, a mean, a power, pi (each may need a rounding the key hides)
 _NOT_CLOSED = re.compile(
@@ -529,6 +559,43 @@ def _closed_amount_proof(problem: str, answer: str, places: int) -> str | None:
     )
 
 
+# words that make a decimal key an estimate or a reading, whatever its digits
+_INEXACT_WORDS = re.compile(
+    r"\b(approx\w*|about|around|nearly|roughly|estimat\w*|round\w*|nearest|significant)\b|约|近似|估",
+    re.I,
+)
+
+
+def _dyadic_proof(problem: str, value: sympy.Rational, places: int) -> tuple[str | None, str]:
+    """(proof, why not) for a dyadic key (exact value m/2^j) in a statement with no science signal.
+
+    A dyadic key written to k >= 2 places is no k-place rounding of any other fraction whose
+    denominator b is below 2*5^k (50 at two places, 250 at three): |a/b - m/2^j| >= 1/(b*2^k), more
+    than the half unit 1/(2*10^k) a rounding may move. So the sloppy roundings of 1/3, 2/7, 5/12 that
+    make most inexact keys cannot produce it; what is left is a rounding of an irrational or of a
+    fraction with a large denominator landing on one of the few dyadic points (3 in 100 two-place
+    roundings, 7 in 1000 three-place ones), in a statement that asks no rounding and says no
+    "about". The argument reads the key and the wording, never the statement's numbers. A
+    one-place x.5 is as close as 1/(2*10) to 5/11 and 6/11 and is what one rounding in ten gives,
+    so it defers, as every non-dyadic key does (0.4 may be 3/7 to one place; 0.33 is 1/3).
+    """
+    if value.is_Integer or int(value.q) & (int(value.q) - 1):
+        return None, ""  # not dyadic: no argument from the key's form
+    if places < 2:
+        return None, (
+            f"decimal not proven exact: a one-place key ({value}) is what one rounding in ten gives; "
+            f"nothing in the wording makes it exact"
+        )
+    if _INEXACT_WORDS.search(problem or ""):
+        return None, "decimal not proven exact: the statement speaks of an estimate or a rounding"
+    return (
+        f"dyadic key {value} (denominator 2^{int(value.q).bit_length() - 1}) written to {places} places in "
+        f"a statement with no science, measured or estimate signal: no other fraction with a denominator "
+        f"below {2 * 5**places} is within half a unit of its last place",
+        "",
+    )
+
+
 def decimal_proof(
     problem: str,
     value: sympy.Rational,
@@ -537,8 +604,13 @@ def decimal_proof(
     percent: bool = False,
     answer: str = "",
     science: list[str] | None = None,
+    pure: bool = False,
 ) -> tuple[str | None, str]:
-    """(proof, why not): when is a terminating decimal key the exact answer? See `apply_rules`."""
+    """(proof, why not): when is a terminating decimal key the exact answer? See `apply_rules`.
+
+    `pure`: the statement shows no science, applied or measured-quantity signal at all (the
+    dyadic argument is only made there).
+    """
     text = problem or ""
     if science:
         return None, (
@@ -563,6 +635,12 @@ def decimal_proof(
             "the statement asks for the exact value as a decimal and asks no rounding, so it terminates",
             "",
         )
+    if pure and _ASKS_NUMERAL.search(text) and not _INEXACT_WORDS.search(text):
+        return (
+            "the statement asks for a decimal numeral itself (built from its digits, places or decimal "
+            "point), which is written exactly",
+            "",
+        )
     if _ASKS_MEAN.search(text):  # the mean of the one listed run is the asked quantity, computed
         means = _means(text)
         targets = [value, value / 100] if percent else [value]
@@ -575,6 +653,12 @@ def decimal_proof(
         closure = _closed_amount_proof(text, answer, places)
         if closure is not None:
             return closure, ""
+    if pure:
+        dyadic, why_not_dyadic = _dyadic_proof(text, value, places)
+        if dyadic is not None:
+            return dyadic, ""
+        if why_not_dyadic:
+            return None, why_not_dyadic
     return None, (
         "decimal not proven exact: no stated rounding, no request for a decimal, and the amount is "
         "not closed under the statement's operations (matching the statement's numbers proves nothing)"
@@ -688,7 +772,7 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
             proof.append(f"the statement asks to round ({rounding!r})")
     elif v.is_Rational and parsed.decimals:
         why_exact, why_not = decimal_proof(
-            original, v, parsed.decimals, percent=unit == "percent", answer=str(answer)
+            original, v, parsed.decimals, percent=unit == "percent", answer=str(answer), pure=not science
         )
         if why_exact is None:
             return Miss(why_not)

@@ -38,6 +38,8 @@ _DECIMAL_PROOFS = (
     "computed exactly",
     "closure",
     "whole-cent",
+    "dyadic key",
+    "decimal numeral",
 )
 
 

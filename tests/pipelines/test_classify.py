@@ -93,6 +93,22 @@ def test_olympiadbench_rows(olympiad):
         ("The circles shown at right are tangent. Find $r$.", "2", "rejected:needs_diagram"),
         ("What is $1+1$?", None, "rejected:no_answer"),
         ("Find all integers $n$ with $n^2 = 4$.", "-2, 2", "kept"),
+        # yes/no and label choices coded as numbers (TheoremQA): a guess, not a computed number
+        ("Does the series $\\sum 1/n^2$ converge?", "1.0", "rejected:yes_no"),
+        (
+            "Is $(C[0,1], \\|\\cdot\\|_1)$ a Banach space? Answer 1 for yes and 0 for no.",
+            "0.0",
+            "rejected:yes_no",
+        ),
+        ("Which colour carries no chrominance? Answer with 1 or 2 or 3.", "1", "rejected:yes_no"),
+        ("Is there a prime $p$ with $p+2$ prime? Find the least such $p$.", "3", "kept"),
+        ("Let $f(x)=x^2$. Is $f(1)=1$? Compute $f(5)$.", "25", "kept"),
+        # a figure named with a letter ("Fig. Q7a") is a figure
+        (
+            "Fig. Q7a shows the amplitude spectrum of a signal. Determine its period.",
+            "8",
+            "rejected:needs_diagram",
+        ),
     ],
 )
 def test_written_cases(problem, answer, status):

@@ -143,9 +143,10 @@ def test_verifiability_classes_name_their_reason(problem, answer, status, klass)
     [
         # class 1: an expression of the statement's numbers equal to the key proves nothing
         ("A train covers 96 km in 40 minutes. What is its speed in km per minute?", "2.4", "not proven"),
+        # (2.25 here would be kept, by the dyadic argument from the key's form, not by this search)
         (
-            "Alice has 3 cakes and eats 1/2 of one, then half of that again. How many are left?",
-            "2.25",
+            "Alice has 3 cakes and eats 1/5 of one, then half of that again. How many are left?",
+            "2.7",
             "not proven",
         ),
         # class 2: science and applied decimals, even with the rounding asked
@@ -199,6 +200,13 @@ def test_verifiability_classes_name_their_reason(problem, answer, status, klass)
         ("What is $0.3 + 0.015$?", "0,315", "several answers"),
         # class 4 (defer): "find all" with one value claims a singleton set
         ("Find all real $x$ with $x^3 = 8$.", "2", "asks for all values"),
+        # quantitative finance: an integer-looking key from a utility or an option model is a rounding
+        (
+            "An investor has utility function $U(x) = x^{1/4}$. The bonus is $0 or $10000 with equal "
+            "probability. What is the certainty equivalent value of this job offer?",
+            "108610",
+            "finance model",
+        ),
     ],
 )
 def test_proofs_that_prove_nothing_defer(problem, answer, reason):
@@ -298,3 +306,68 @@ def test_not_unique_several_asks_and_missing_context_are_rejected(problem, answe
 def test_a_list_key_for_several_asks_stays_for_the_llm():
     # a key with every value is a list the LLM may rewrite ("find a+b"), not a collapsed ask
     assert _status("Find $a$ and $b$.", "2, 3")[0] == "kept"
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "integer"),
+    [
+        # a dyadic key of two or more places in a statement with no science or estimate signal
+        ("The solution to the linear equation $4x + 1 = 0$ is ____?", "-0.25", "-25"),
+        ("If $x$ is positive and $x\\lfloor x\\rfloor=17$, what is the value of $x$?", "4.25", "425"),
+        (
+            "Dina used 0.625 of a cup of flour and 0.25 of a cup of sugar. How much more flour?",
+            "0.375",
+            "375",
+        ),
+        # a decimal numeral asked for itself (place value, a moved decimal point)
+        ("一个三位小数四舍五入到百分位结果是6.60，这个小数最大是多少？", "6.604", "6604"),
+        (
+            "一个数的千位上是2，个位上是3，十位和十分位上都是1，百位和百分位上都是8，这个数是多少？",
+            "2813.18",
+            "281318",
+        ),
+    ],
+)
+def test_dyadic_keys_and_asked_numerals_are_kept(problem, answer, integer):
+    out = apply_rules(problem, answer)
+    assert isinstance(out, Rewrite), out
+    assert out.answer == integer and out.detail["proof"]
+    record = {"transform": out.rule, "transform_detail": json.dumps(out.detail)}
+    from pipelines.validate import decimal_proof_holds
+
+    assert decimal_proof_holds(record)[0], out.detail["proof"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "reason"),
+    [
+        # a one-place x.5 is what one rounding in ten gives
+        ("What is the area of the octagon?", "3.5", "one-place key"),
+        # non-dyadic keys: 0.4 may be 3/7 to one place, 0.33 is 1/3, 1.73 is sqrt 3
+        ("Find the value of $\\frac{x}{y}$.", "0.4", "not proven exact"),
+        ("What is the probability that both are red?", "0.33", "not proven exact"),
+        ("What is $|a-b|$?", "1.73", "not proven exact"),
+        # dyadic, but the statement speaks of an estimate; or science and measured quantities
+        ("About how far is it, in miles, around the track?", "0.25", "estimate or a rounding"),
+        ("A block slides with a velocity of 2 m/s. What is its kinetic energy?", "0.25", "science/applied"),
+        (
+            "A rope of 3 m is cut into 12 equal pieces. How long is each piece, in metres?",
+            "0.25",
+            "not proven",
+        ),
+    ],
+)
+def test_keys_the_dyadic_argument_does_not_cover_defer(problem, answer, reason):
+    out = apply_rules(problem, answer)
+    assert isinstance(out, Miss), out
+    assert reason in out.reason and out.llm
+
+
+def test_whack_a_mole_is_no_chemistry():
+    arcade = (
+        "At the arcade, Tom won 32 tickets playing 'whack a mole'. He spent 7 tickets. How many are left?"
+    )
+    out = apply_rules(arcade, "25.0")
+    assert isinstance(out, Rewrite) and out.answer == "25"
+    out = apply_rules("One mole of argon expands. What is its final temperature?", "310")
+    assert isinstance(out, Miss) and "science unit" in out.reason

@@ -1,7 +1,12 @@
 """The offline rule steps against blind labels (tests/pipelines/data/rule_labels_*.jsonl).
 
-Two sets, scored apart: the old set A+B (642 labels, issue 12) and the new set C (labelled blind
-for issue 21 before the code ran on it; SciBench, MAWPS, CMATH, college math, Minerva, MMLU-STEM).
+Three sets, scored apart: the old set A+B (642 labels, issue 12), the new set C (labelled blind
+for issue 21 before the code ran on it; SciBench, MAWPS, CMATH, college math, Minerva, MMLU-STEM)
+and set D (OlympiadBench, SciBench, TheoremQA; labelled blind while issue 21's second round of rules
+was written, opened after it was committed; its 17 rows also in A are scored apart as a labeller
+agreement check). D measured the committed rules at 6 wrong kept (yes/no coded 1.0/0.0, a colour
+label, "Fig. Q7a", two quantitative-finance keys); those four classes were fixed after, so D is no
+longer blind for them (the measured figures are in the disputes file, "Set D").
 Targets: no wrong rule rewrite kept; at least 85% of the right ones kept, per class. The labels
 were written from the statement and the key alone; disagreements are written down in
 tests/pipelines/data/rule_labels_disputes.md, never fixed by relabelling.
@@ -11,10 +16,13 @@ Documented exceptions (see the disputes file):
   only a solver can tell), the two rounded integer keys and the one dispute below.
 - right kept, class "exact non-integer": a terminating decimal key is kept only with a proof read
   from the wording (a stated rounding in pure mathematics, a request for a decimal, the mean of
-  the one listed run, whole-cent closure). The other right decimals go to the LLM stage by design
-  (issue 21: a search over the statement's numbers is no proof), so that class stays below 85%;
-  it is held at its measured floor (old 74/135, new 13/55) so that a regression shows.
-- right kept, class "exact integer" on the new set: SciBench's integer keys sit in statements with
+  the one listed run, whole-cent closure, a decimal numeral asked for itself) or a dyadic key of
+  two or more places in a statement with no science or estimate signal (pipelines.rules). The
+  other right decimals (one-place keys, money with a percentage or a division, probabilities such
+  as 0.3) go to the LLM stage by design (issue 21: a search over the statement's numbers is no
+  proof), so that class stays below 85%; it is held at its measured floor (old 80/135, new 20/55)
+  so that a regression shows.
+- right kept, class "exact integer" on the new set and on D: SciBench's integer keys sit in statements with
   units, constants or measured data and defer to a solver by design (the integer may be a rounding);
   the 85% target holds for the other sources of the set.
 - right kept, rounded_as_asked on the new set: labeller C gives the unrounded value (658.61 for a
@@ -31,10 +39,12 @@ ROOT = Path(__file__).parents[2]
 # Class 4 (the key is wrong; only a solver can tell) and the one written dispute: see the .md file.
 ROUNDED_INTEGER_KEYS = {"synth:qwen_eval_carp_en.jsonl:447:2", "synth:qwen_eval_gaokao_math_cloze.jsonl:28:3"}
 DISPUTES = {"math500.jsonl:219"}
-# measured floors for the decimal class (see the docstring): old set 75/135
-NON_INTEGER_FLOOR = {"old": 0.5, "new": 0.2}
+# measured floors for the decimal class (see the docstring): old set 80/135, new set 20/55
+NON_INTEGER_FLOOR = {"old": 0.59, "new": 0.36, "D": 0.83}
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
+# set D's written disputes (rule_labels_disputes.md, "Set D")
+DISPUTES_D: set[str] = set()
 
 
 def _bench():
@@ -44,17 +54,31 @@ def _bench():
     return bench
 
 
-@pytest.fixture(scope="module", params=["old", "new"])
+@pytest.fixture(scope="module", params=["old", "new", "D"])
 def scored(request):
     bench = _bench()
-    paths = bench.LABELS if request.param == "old" else bench.LABELS_NEW
-    return request.param, bench.evaluate(bench.load_labels(paths))
+    labels = bench.load_labels(bench.SETS[request.param])
+    if request.param == "D":  # D's blind figure leaves out its rows that are also in A/B
+        labels, _ = bench.without_development_rows(labels)
+    return request.param, bench.evaluate(labels)
+
+
+def test_set_d_and_the_development_set_agree_where_they_overlap():
+    bench = _bench()
+    _, overlap = bench.without_development_rows(bench.load_labels(bench.LABELS_D))
+    agreement = bench.labeller_agreement(overlap)
+    assert agreement["shared"] == 17 and agreement["same_kind"] == 17
+    # the one value that differs is a convention: "62.5%" as 5/8 (A) or as 125/2 (D)
+    differs = [r["case_id"] for r in agreement["rows"] if not r["same_value"]]
+    assert differs == ["olympiadbench.jsonl:139"], differs
 
 
 def test_enough_labels(scored):
     name, result = scored
     if name == "old":
         assert result["cases"] >= 400 and result["by_kind"]["approximate"]["cases"] >= 100
+    elif name == "D":
+        assert result["cases"] >= 150, result["cases"]
     else:  # issue 21: at least 300 new decisions, at least 100 science/applied decimals
         applied = sum(
             c["cases"]
@@ -66,7 +90,7 @@ def test_enough_labels(scored):
 
 def test_no_wrong_rewrite_kept_that_rules_could_see(scored):
     name, result = scored
-    allowed = ROUNDED_INTEGER_KEYS | DISPUTES | DISPUTES_C
+    allowed = ROUNDED_INTEGER_KEYS | DISPUTES | DISPUTES_C | DISPUTES_D
     wrong = {d["case_id"] for d in result["details"] if d["verdict"] == "wrong" and not d["source_key_wrong"]}
     assert wrong - allowed == set(), name
     # every class without an exact value: nothing kept
@@ -101,7 +125,7 @@ def test_right_rewrites_kept_per_class(scored):
     integer = [
         d
         for d in result["details"]
-        if d["kind"] == "integer" and d["eligible"] and not (name == "new" and d["file"] == "scibench.jsonl")
+        if d["kind"] == "integer" and d["eligible"] and not (name != "old" and d["file"] == "scibench.jsonl")
     ]
     right = sum(d["verdict"] == "right" for d in integer)
     assert right >= 0.85 * len(integer), (name, right, len(integer))
