@@ -21,6 +21,21 @@ by versions the checkpoint no longer holds) are WRITTEN INTO THE CHECKPOINT (tra
 and restarts the producer at batch s+k+1 from the checkpoint's weights (version s+1... exactly the
 version that batch needs), so the resumed run equals the uninterrupted one.
 
+Under torchrun (N ranks, gloo on CPU) every rank starts its own producer and each produces the
+WHOLE batch, identically: the same per-batch seed `batch_seed(seed, j)`, the same published weights
+(the ranks' replicated weights are bitwise equal after every step), the same `train.rollout_threads`,
+dynamic sampling decided on the whole batch. So every rank holds the same groups, as the synchronous
+path does after `ShardedGeneration` gathers them, and the learner trains its shard of each mini-batch
+as there. The loop checks each produced batch across ranks (`sampling.check_same_rollouts`, prompt
+keys, responses, rewards, counts). The producer is forked from the rank, so it inherits
+torch.distributed's initialized group: it calls `D.become_process_local()` first, after which
+`is_distributed()` is False there and `collect` neither shards nor runs a collective. Publishing is
+a local state-dict copy (no collective), which is why `train.fsdp` (sharded weights) is refused with
+k > 0. Generation is redundant (N ranks generate the same text; the ranks' learners still share the
+backward work); on GPUs the design maps to one rollout engine fed by an NCCL weight broadcast
+(docs/distributed.md). Rank 0 writes the checkpoint's in-flight batches; every rank holds the same
+ones, and a resumed run restarts every rank's producer from the same state.
+
 The off-policy correction is the loop's usual one, with the sampler's own log-probabilities as the
 behaviour policy (`Batch.engine_logp`): `algo.old_logprobs: engine` clips the ratio pi_theta /
 pi_behaviour (PPO against the policy that sampled), `recompute` with `algo.tis_cap` (and the bands)
@@ -38,6 +53,7 @@ from functools import partial
 
 import torch
 
+from trainer import distributed as D
 from trainer.data import Prompt, PromptSampler
 from trainer.reward import score_samples
 from trainer.sampling import Group, RolloutBatch, SurplusBuffer, collect, group_from_dict
@@ -89,6 +105,7 @@ class Produced:
 def _producer_main(spec: dict, weights_q, out_q) -> None:
     """The producer process: rebuild the policy and sampler, then sample batch after batch."""
     try:
+        D.become_process_local()  # forked from a torchrun rank: no collectives here, collect samples whole batches
         torch.set_num_threads(spec["threads"])
         from trainer.model import quiet_transformers
         from trainer.rollout import HFEngine

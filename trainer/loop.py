@@ -41,7 +41,7 @@ from trainer.metrics import MetricsLog, progress_bar, rollout_metrics
 from trainer.model import build_policy, load_model, load_tokenizer, quiet_transformers, save_policy
 from trainer.objective import entropy_top_mask, kl_penalty, logprob_gap
 from trainer.reward import score_samples
-from trainer.sampling import SurplusBuffer, collect
+from trainer.sampling import SurplusBuffer, check_same_rollouts, collect
 from trainer.update import lr_at, score_tokens, update
 
 
@@ -111,6 +111,8 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
                 p = run.producer.get(step)
                 rb = p.rb
                 sampler.load_state_dict(p.sampler_state)  # the producer's (epoch for the metrics)
+                # under torchrun each rank's producer sampled this batch: they must agree (one collective)
+                check_same_rollouts(rb, sampler.pos, f"the producer's batch of step {step}")
                 produced = {"stale_dropped": p.stale_dropped, "producer_gen_time": p.gen_time}
             staleness = _staleness(rb, step, t.max_staleness)
             t_gen = time.perf_counter() - t0
@@ -328,8 +330,7 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
             adv_state.load_state_dict(st["dcpo"])
     producer = None
     if t.max_staleness > 0:  # the rollout producer process (trainer/async_rollout.py)
-        if D.is_distributed():
-            raise ValueError("train.max_staleness > 0 runs in one process for now; launch without torchrun")
+        # under torchrun every rank runs its own producer of the whole batch (async_rollout's docstring)
         from trainer.async_rollout import AsyncRollouts
 
         inflight = st.get("inflight") if ckpt is not None else None
