@@ -207,6 +207,15 @@ def gather_shards(local: list[T]) -> list[T]:
     return [x for p in parts for x in p]  # type: ignore[union-attr]
 
 
+def broadcast_object(obj: T, src: int = 0) -> T:
+    """Rank `src`'s picklable object on every rank (broadcast_object_list); other ranks pass anything."""
+    if not is_distributed():
+        return obj
+    box = [obj if rank() == src else None]
+    dist.broadcast_object_list(box, src=src)
+    return box[0]  # type: ignore[return-value]
+
+
 def gather_rows(local: torch.Tensor, n: int) -> torch.Tensor:
     """Reassemble the [n, ...] tensor whose rows `shard_range(n)` each rank holds (padded all_gather)."""
     if not is_distributed():

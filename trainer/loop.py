@@ -41,7 +41,7 @@ from trainer.metrics import MetricsLog, progress_bar, rollout_metrics
 from trainer.model import build_policy, load_model, load_tokenizer, quiet_transformers, save_policy
 from trainer.objective import entropy_top_mask, kl_penalty, logprob_gap
 from trainer.reward import score_samples
-from trainer.sampling import SurplusBuffer, check_same_rollouts, collect
+from trainer.sampling import SurplusBuffer, collect
 from trainer.update import lr_at, score_tokens, update
 
 
@@ -111,8 +111,6 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
                 p = run.producer.get(step)
                 rb = p.rb
                 sampler.load_state_dict(p.sampler_state)  # the producer's (epoch for the metrics)
-                # under torchrun each rank's producer sampled this batch: they must agree (one collective)
-                check_same_rollouts(rb, sampler.pos, f"the producer's batch of step {step}")
                 produced = {"stale_dropped": p.stale_dropped, "producer_gen_time": p.gen_time}
             staleness = _staleness(rb, step, t.max_staleness)
             t_gen = time.perf_counter() - t0
@@ -330,7 +328,7 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
             adv_state.load_state_dict(st["dcpo"])
     producer = None
     if t.max_staleness > 0:  # the rollout producer process (trainer/async_rollout.py)
-        # under torchrun every rank runs its own producer of the whole batch (async_rollout's docstring)
+        # under torchrun rank 0 runs the producer and broadcasts each batch (async_rollout's docstring)
         from trainer.async_rollout import AsyncRollouts
 
         inflight = st.get("inflight") if ckpt is not None else None
@@ -407,8 +405,9 @@ def _save(run: SimpleNamespace, step: int) -> None:
     weights = D.full_state_dict(run.model) if D.is_fsdp(run.model) else None
     optim_state = D.optimizer_state_dict(run.model, run.optimizer)
     inflight = []
-    if run.producer is not None:  # the batches already sampled for the next steps go into the checkpoint,
-        inflight = run.producer.inflight(step)  # with the sampler and surplus after the last of them
+    if run.producer is not None and D.is_main():  # rank 0 runs the producer and writes the checkpoint:
+        # the batches already sampled for the next steps go into it, with the sampler and surplus after them
+        inflight = run.producer.inflight(step)
         last = inflight[-1] if inflight else run.producer.last
         run.sampler.load_state_dict(last.sampler_state)
         run.surplus.load_state_dict(last.surplus_state)

@@ -537,7 +537,7 @@ def _async_cfg(sft: Path, data: str, out: Path, **train) -> dict:
 
 @pytest.mark.slow
 def test_async_under_torchrun_equals_one_process_and_resumes_exactly(tmp_path, sft_dir, toy_verl):
-    """train.max_staleness 1 under torchrun (2 gloo ranks, each rank's producer sampling the whole batch):
+    """train.max_staleness 1 under torchrun (2 gloo ranks; rank 0's producer samples, every rank gets its batch):
     (1) four steps end with the one-process async run's weights, rollouts and metrics; (2) a 2-rank run
     stopped after step 2 (its step-3 batch in flight, in the checkpoint) and resumed to step 4 ends bit for
     bit where the uninterrupted 2-rank run does."""
@@ -559,7 +559,7 @@ def test_async_under_torchrun_equals_one_process_and_resumes_exactly(tmp_path, s
     w2, rows2, rolls2 = result(two)
     w1, rows1, rolls1 = result(one)
 
-    # (1) the same samples, token for token (the producers ran on weights equal to float rounding), and
+    # (1) the same samples, token for token (the producer ran on weights equal up to float rounding), and
     # the same learning up to the rounding of a different summation order, compounded over four AdamW
     # steps (measured: weights 7e-7 apart after step 3, 1.8e-6 after step 4; metrics within rel 1.1e-4, the
     # largest where a token's ratio crosses a clip or TIS bound). Training on other samples, or sampling
