@@ -21,6 +21,22 @@ by versions the checkpoint no longer holds) are WRITTEN INTO THE CHECKPOINT (tra
 and restarts the producer at batch s+k+1 from the checkpoint's weights (version s+1... exactly the
 version that batch needs), so the resumed run equals the uninterrupted one.
 
+Under torchrun (N ranks, gloo on CPU) rank 0 alone runs the producer, and `get` broadcasts each
+batch to every rank (one `broadcast_object_list`), so every rank holds the same groups, as the
+synchronous path does after `ShardedGeneration` gathers them, and the learner trains its shard of
+each mini-batch as there. Rank 0's producer is exactly the one-process producer: the same per-batch
+seed, the same published weights (the ranks' replicated weights are bitwise equal after every step),
+dynamic sampling decided on the whole batch. Not one producer per rank sampling the same batch
+redundantly: the verifier grades under a wall-clock budget, so two ranks scoring the same responses
+can disagree on a reward (the synchronous path scores each group once for the same reason), and on
+a CPU box the copies would compete with the learners for cores. The producer is forked from rank 0,
+so it inherits torch.distributed's initialized group: it calls `D.become_process_local()` first,
+after which `is_distributed()` is False there and `collect` neither shards nor runs a collective.
+Publishing is a local state-dict copy on rank 0 (no collective), which is why `train.fsdp` (sharded
+weights) is refused with k > 0. Rank 0 writes the checkpoint's in-flight batches; on resume it
+restarts its producer from them. On GPUs the design maps to one rollout engine on its own devices
+fed by an NCCL weight broadcast (docs/distributed.md).
+
 The off-policy correction is the loop's usual one, with the sampler's own log-probabilities as the
 behaviour policy (`Batch.engine_logp`): `algo.old_logprobs: engine` clips the ratio pi_theta /
 pi_behaviour (PPO against the policy that sampled), `recompute` with `algo.tis_cap` (and the bands)
@@ -38,6 +54,7 @@ from functools import partial
 
 import torch
 
+from trainer import distributed as D
 from trainer.data import Prompt, PromptSampler
 from trainer.reward import score_samples
 from trainer.sampling import Group, RolloutBatch, SurplusBuffer, collect, group_from_dict
@@ -89,6 +106,7 @@ class Produced:
 def _producer_main(spec: dict, weights_q, out_q) -> None:
     """The producer process: rebuild the policy and sampler, then sample batch after batch."""
     try:
+        D.become_process_local()  # forked from a torchrun rank: no collectives here, collect samples whole batches
         torch.set_num_threads(spec["threads"])
         from trainer.model import quiet_transformers
         from trainer.rollout import HFEngine
@@ -151,6 +169,10 @@ class AsyncRollouts:
         if inflight and sorted(self.ready) != list(range(start, first)):
             raise ValueError(f"checkpoint in-flight batches {sorted(self.ready)} do not follow step {start}")
         self.last: Produced | None = self.ready[first - 1] if inflight else None
+        # under torchrun rank 0 alone runs the producer; get() hands its batches to every rank
+        self.owner, self.proc = D.is_main(), None
+        if not self.owner:
+            return
         # fork: the child starts with torch and transformers imported (a spawned one re-imports them,
         # a minute on a loaded 2-core box); spawn where fork does not exist
         methods = torch.multiprocessing.get_all_start_methods()
@@ -177,7 +199,17 @@ class AsyncRollouts:
         self.proc.start()
 
     def get(self, step: int) -> Produced:
-        """The batch of `step` (blocks until the producer has it)."""
+        """The batch of `step` (blocks until the producer has it); under torchrun every rank calls it and
+        gets rank 0's batch (one broadcast)."""
+        p = D.broadcast_object(self._take(step) if self.owner else None)
+        if p is None or p.step != step:
+            raise RuntimeError(
+                f"rank {D.rank()} got the batch of step {getattr(p, 'step', None)} for step {step}"
+            )
+        return p
+
+    def _take(self, step: int) -> Produced:
+        """The producer's batch of `step` (rank 0 / one process)."""
         while step not in self.ready:
             try:
                 msg = self.out_q.get(timeout=1.0)
@@ -198,20 +230,25 @@ class AsyncRollouts:
 
     def publish(self, version: int, model) -> None:
         """Hand the producer the weights of `version` (the policy after `version` steps)."""
-        if version + self.k < self.end:  # some later batch is sampled by it
+        if self.owner and version + self.k < self.end:  # some later batch is sampled by it
             self.weights_q.put((version, _weights(model)))
 
     def inflight(self, done: int) -> list[Produced]:
         """The batches of steps done .. done+k-1 (sampled or being sampled): waited for, kept, returned.
 
-        Called at a checkpoint after `done` steps; they go into it (a resumed run trains on them)."""
+        Called at a checkpoint after `done` steps; they go into it (a resumed run trains on them). Rank 0
+        writes the checkpoint: the other ranks have no producer and get [] (no collective)."""
+        if not self.owner:
+            return []
         want = range(done, min(done + self.k, self.end))
-        got = [self.get(s) for s in want]
+        got = [self._take(s) for s in want]
         for p in got:
             self.ready[p.step] = p
         return got
 
     def close(self) -> None:
+        if self.proc is None:  # not rank 0: no producer
+            return
         self.weights_q.put(None)
         self.proc.join(timeout=5)
         if self.proc.is_alive():

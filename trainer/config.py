@@ -340,6 +340,12 @@ def _check_async_keys(c: Config) -> None:
         raise ValueError(f"train.rollout_threads must be >= 1, got {t.rollout_threads}")
     if t.max_staleness == 0:
         return
+    if t.fsdp:
+        raise ValueError(
+            "train.max_staleness > 0 with train.fsdp: true is not supported: each rank's rollout producer "
+            "needs the whole weights after every step, and FSDP2 shards them. Write train.fsdp: false "
+            "(replicated weights; async works under torchrun) or train.max_staleness: 0"
+        )
     if c.rollout.engine != "hf":
         raise ValueError(
             "train.max_staleness > 0 runs the hf engine in a producer process; the vLLM engine is not "

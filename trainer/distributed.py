@@ -56,6 +56,8 @@ def init_distributed(backend: str | None = None, *, timeout_s: float = 1800.0) -
     world = int(os.environ.get("WORLD_SIZE", "1"))
     local = int(os.environ.get("LOCAL_RANK", "0"))
     cuda = torch.cuda.is_available()
+    if _process_local:  # a forked helper process (become_process_local): never joins the group
+        return DistEnv(0, 1, 0, None, torch.device("cuda" if cuda else "cpu"))
     if dist.is_available() and dist.is_initialized():
         be = dist.get_backend()
         return DistEnv(dist.get_rank(), dist.get_world_size(), local, be, _device(be, local))
@@ -123,17 +125,37 @@ def resolve_device(spec: str, env: DistEnv) -> torch.device:
     return dev
 
 
+# Set in a process forked from a rank (the async rollout producer): it inherits the parent's initialized
+# process group, but is no member of it, so it must see itself as one process and never run a collective.
+_process_local = False
+
+
+def become_process_local() -> None:
+    """Make this (forked) process a single-process run: no collectives, rank 0 of 1, `cleanup` a no-op.
+
+    A child forked from a torchrun rank inherits torch.distributed's initialized state; a collective
+    issued there would hang or corrupt the rank's own communication. Call first thing in the child;
+    the parent is unaffected (the flag is process-local memory).
+    """
+    global _process_local
+    _process_local = True
+
+
+def _in_group() -> bool:
+    return not _process_local and dist.is_available() and dist.is_initialized()
+
+
 def is_distributed() -> bool:
     """True inside a process group of more than one rank (collectives needed)."""
-    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
+    return _in_group() and dist.get_world_size() > 1
 
 
 def rank() -> int:
-    return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
+    return dist.get_rank() if _in_group() else 0
 
 
 def world_size() -> int:
-    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+    return dist.get_world_size() if _in_group() else 1
 
 
 def local_rank() -> int:
@@ -153,7 +175,7 @@ def barrier() -> None:
 
 def cleanup() -> None:
     """Leave the process group (call once at the end of a run; harmless without one)."""
-    if dist.is_available() and dist.is_initialized():
+    if _in_group():
         dist.destroy_process_group()
 
 
@@ -183,6 +205,15 @@ def gather_shards(local: list[T]) -> list[T]:
     parts: list[list[T] | None] = [None] * world_size()
     dist.all_gather_object(parts, local)
     return [x for p in parts for x in p]  # type: ignore[union-attr]
+
+
+def broadcast_object(obj: T, src: int = 0) -> T:
+    """Rank `src`'s picklable object on every rank (broadcast_object_list); other ranks pass anything."""
+    if not is_distributed():
+        return obj
+    box = [obj if rank() == src else None]
+    dist.broadcast_object_list(box, src=src)
+    return box[0]  # type: ignore[return-value]
 
 
 def gather_rows(local: torch.Tensor, n: int) -> torch.Tensor:

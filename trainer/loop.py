@@ -328,8 +328,7 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
             adv_state.load_state_dict(st["dcpo"])
     producer = None
     if t.max_staleness > 0:  # the rollout producer process (trainer/async_rollout.py)
-        if D.is_distributed():
-            raise ValueError("train.max_staleness > 0 runs in one process for now; launch without torchrun")
+        # under torchrun rank 0 runs the producer and broadcasts each batch (async_rollout's docstring)
         from trainer.async_rollout import AsyncRollouts
 
         inflight = st.get("inflight") if ckpt is not None else None
@@ -406,8 +405,9 @@ def _save(run: SimpleNamespace, step: int) -> None:
     weights = D.full_state_dict(run.model) if D.is_fsdp(run.model) else None
     optim_state = D.optimizer_state_dict(run.model, run.optimizer)
     inflight = []
-    if run.producer is not None:  # the batches already sampled for the next steps go into the checkpoint,
-        inflight = run.producer.inflight(step)  # with the sampler and surplus after the last of them
+    if run.producer is not None and D.is_main():  # rank 0 runs the producer and writes the checkpoint:
+        # the batches already sampled for the next steps go into it, with the sampler and surplus after them
+        inflight = run.producer.inflight(step)
         last = inflight[-1] if inflight else run.producer.last
         run.sampler.load_state_dict(last.sampler_state)
         run.surplus.load_state_dict(last.surplus_state)

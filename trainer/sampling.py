@@ -153,11 +153,27 @@ def collect(
                 batch.filtered += 1
     # surplus = new groups beyond the target; carried groups beyond it are dropped (one step old at most)
     batch.groups, batch.surplus = batch.groups[:target], batch.groups[max(target, len(carry or [])) :]
-    if D.is_distributed():
-        keys = [zlib.crc32(g.prompt.key.encode()) for g in batch.groups + batch.surplus]
-        keys += [batch.gen_batches, batch.filtered, batch.carried, batch.short]
-        D.check_same(torch.tensor([*keys, sampler.pos], dtype=torch.float64), "the kept groups")
+    check_same_rollouts(batch, sampler.pos, "the kept groups")
     return batch
+
+
+def check_same_rollouts(batch: RolloutBatch, sampler_pos: int, what: str) -> None:
+    """Raise unless every rank holds this same rollout batch (a no-op in one process).
+
+    The fingerprint is fixed-size (one collective whatever the group count): the group counts,
+    checksums of the kept and surplus groups' prompt keys and of their responses, rewards and
+    versions, dynamic sampling's counts and the sampler position.
+    """
+    if not D.is_distributed():
+        return
+    groups = batch.groups + batch.surplus
+    keys = zlib.crc32(repr([g.prompt.key for g in groups]).encode())
+    content = zlib.crc32(
+        repr([([s.response_ids for s in g.samples], g.rewards, g.version) for g in groups]).encode()
+    )
+    fp = [len(batch.groups), len(batch.surplus), keys, content, batch.gen_batches, batch.filtered, batch.carried,
+          batch.short, sampler_pos]  # fmt: skip
+    D.check_same(torch.tensor(fp, dtype=torch.float64), what)
 
 
 # ---------------------------------------------------------------- several ranks

@@ -168,4 +168,7 @@ def test_async_config_needs_a_correction_and_the_hf_engine():
         build_config({"train": {"max_staleness": 1}})
     with pytest.raises((ValueError, ConfigError), match="vLLM"):
         build_config({"rollout": {"engine": "vllm"}, "algo": {"tis_cap": 2.0}, "train": {"max_staleness": 1}})
+    with pytest.raises((ValueError, ConfigError), match=r"train.max_staleness > 0 with train.fsdp"):
+        build_config({"algo": {"tis_cap": 2.0}, "train": {"max_staleness": 1, "fsdp": True}})
     build_config({"algo": {"old_logprobs": "engine"}, "train": {"max_staleness": 2}})
+    build_config({"train": {"max_staleness": 0, "fsdp": True}})  # the synchronous loop shards as before

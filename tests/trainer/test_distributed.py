@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -222,6 +223,17 @@ def run_collect(engine) -> tuple[dict, PromptSampler]:
 
 
 # ---------------------------------------------------------------- the worker (one per rank)
+def _forked_child(q) -> None:
+    """In a process forked from a rank: what it sees of the group before and after become_process_local."""
+    before = D.is_distributed()
+    D.become_process_local()
+    eng = FakeEngine()
+    summary, _ = run_collect(eng)
+    D.cleanup()  # a no-op here: the parent's group is not this process's to destroy
+    q.put({"before": before, "after": (D.is_distributed(), D.rank(), D.world_size(), D.is_main()),
+           "collect": summary, "seen": eng.seen})  # fmt: skip
+
+
 def worker(out: Path) -> None:
     torch.set_num_threads(1)
     env = D.init_distributed()
@@ -249,6 +261,18 @@ def worker(out: Path) -> None:
     res["collect"], _ = run_collect(eng)
     res["seen"] = eng.seen
     D.check_same(torch.get_rng_state().double(), "the global RNG after collect")  # raises if not
+
+    # a child forked from the rank (the async rollout producer) inherits the group: after
+    # become_process_local it is one process, and collect samples the whole batch there without collectives
+    ctx = torch.multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    child = ctx.Process(target=_forked_child, args=(q,))
+    child.start()
+    res["child"] = q.get(timeout=300)
+    child.join(timeout=60)
+    res["child_exit"] = child.exitcode
+    res["still_distributed"] = D.is_distributed()
+    D.barrier()  # the parent's group still works after its child left
 
     # the update, through update.update (each rank back-propagates its rows of every mini-batch)
     res["updates"] = {name: run_update(make_cfg(over)) for name, over in CASES.items()}
@@ -334,6 +358,11 @@ def test_two_cpu_processes_equal_one_process(tmp_path):
         assert r["collect"] == single
     seen0, seen1 = (set(r["seen"]) for r in ranks)
     assert not seen0 & seen1 and len(seen0) + len(seen1) == len(single["generated"])
+    for r in ranks:  # a forked child of each rank samples the whole batch alone, as one process does
+        c = r["child"]
+        assert c["before"] and c["after"] == (False, 0, 1, True) and c["collect"] == single
+        assert len(c["seen"]) == len(single["generated"])
+        assert r["child_exit"] == 0 and r["still_distributed"]
 
     # the update: both ranks equal one process on the whole batch
     torch.set_num_threads(1)
@@ -386,6 +415,9 @@ def train_worker(out: Path, config: Path, *extra: str) -> None:
         return st
 
     loop.update = recording_update
+    if extra[:1] == ("--max-steps",):  # stop early as a killed run would (train(max_steps=...); no CLI flag)
+        loop.train = partial(loop.train, max_steps=int(extra[1]))
+        extra = extra[2:]
     code = app(["train", str(config), "--no-progress", *extra], standalone_mode=False)
     if code:  # standalone_mode=False returns a typer.Exit's code instead of exiting with it
         raise SystemExit(code)
@@ -490,6 +522,75 @@ def test_train_fsdp2_equals_replicated_and_resumes_across_layouts(tmp_path, sft_
     w_r, _, rows_r = final(resumed_out)
     same(w_p, w_r, "resumed weights")
     assert [r["step"] for r in rows_r] == [2]
+
+
+# ---------------------------------------------------------------- async rollouts under torchrun
+ASYNC_TIMING = ("step_time", "gen_time", "tokens_per_s", "producer_gen_time")  # wall clock: differs by run
+
+
+def _async_cfg(sft: Path, data: str, out: Path, **train) -> dict:
+    """Two-rank-sized dapo with a producer one version behind (max_staleness 1), keep-surplus and TIS."""
+    cfg = _train_cfg(sft, data, out, steps=4, max_staleness=1, rollout_threads=1, threads=1, **train)
+    cfg["algo"].update(tis_cap=2.0, keep_surplus=True, on_max_gen_batches="train")
+    return cfg
+
+
+@pytest.mark.slow
+def test_async_under_torchrun_equals_one_process_and_resumes_exactly(tmp_path, sft_dir, toy_verl):
+    """train.max_staleness 1 under torchrun (2 gloo ranks; rank 0's producer samples, every rank gets its batch):
+    (1) four steps end with the one-process async run's weights, rollouts and metrics; (2) a 2-rank run
+    stopped after step 2 (its step-3 batch in flight, in the checkpoint) and resumed to step 4 ends bit for
+    bit where the uninterrupted 2-rank run does."""
+    import json
+
+    from safetensors.torch import load_file
+
+    from trainer.config import build_config
+    from trainer.loop import train
+    from trainer.model import load_model
+
+    def result(run: Path) -> tuple[dict, list, list]:
+        rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+        rolls = [json.loads(x) for x in (run / "rollouts.jsonl").read_text().splitlines()]
+        return load_file(str(run / "checkpoints/step-000004/model.safetensors")), rows, rolls
+
+    two = _torchrun_train(tmp_path, "two", _async_cfg(sft_dir[0], toy_verl, tmp_path / "two_run"))
+    one = train(build_config(_async_cfg(sft_dir[0], toy_verl, tmp_path / "one_run")), progress=False)
+    w2, rows2, rolls2 = result(two)
+    w1, rows1, rolls1 = result(one)
+
+    # (1) the same samples, token for token (the producer ran on weights equal up to float rounding), and
+    # the same learning up to the rounding of a different summation order, compounded over four AdamW
+    # steps (measured: weights 7e-7 apart after step 3, 1.8e-6 after step 4; metrics within rel 1.1e-4, the
+    # largest where a token's ratio crosses a clip or TIS bound). Training on other samples, or sampling
+    # with other weights, moves the weights by ~lr = 1e-3 and changes the rollouts.
+    assert [r["step"] for r in rows2] == [1, 2, 3, 4]
+    assert rolls2 == rolls1
+    assert [r["staleness_max"] for r in rows2] == [0, 1, 1, 1]  # step 1 trains on version 0's batch
+    start = dict(load_model(sft_dir[0]).named_parameters())
+    assert max(float((w2[k] - start[k].detach()).abs().max()) for k in w2) > 1e-3  # the run moved the weights
+    assert w2.keys() == w1.keys()
+    for k in w1:
+        assert torch.allclose(w2[k], w1[k], atol=1e-5, rtol=1e-5), k
+    for a, b in zip(rows2, rows1, strict=True):
+        assert a.keys() == b.keys()
+        for key in a.keys() - set(ASYNC_TIMING):
+            assert a[key] == pytest.approx(b[key], rel=1e-3, abs=1e-6, nan_ok=True), (a["step"], key)
+
+    # (2) stopped after step 2 with the step-3 batch in flight, resumed under torchrun: bitwise the same
+    cfg = _async_cfg(sft_dir[0], toy_verl, tmp_path / "resumed_run")
+    resumed = _torchrun_train(tmp_path, "first_half", cfg, "--max-steps", "2")
+    state = json.loads((resumed / "checkpoints/step-000002/trainer_state.json").read_text())
+    assert [(d["step"], d["version"]) for d in state["inflight"]] == [(2, 1)]
+    _torchrun_train(tmp_path, "second_half", cfg, "--resume")
+    wr, rows_r, rolls_r = result(resumed)
+    assert rolls_r == rolls2 and [r["step"] for r in rows_r] == [1, 2, 3, 4]
+    for a, b in zip(rows_r, rows2, strict=True):
+        assert {k: v for k, v in a.items() if k not in ASYNC_TIMING} == {
+            k: v for k, v in b.items() if k not in ASYNC_TIMING
+        }, a["step"]
+    for k in w2:
+        assert torch.equal(wr[k], w2[k]), k
 
 
 if __name__ == "__main__":  # torchrun entry point of the two-process tests
