@@ -125,6 +125,14 @@ def compare(before: dict[str, str], after: dict[str, str]) -> list[str]:
     ]
 
 
+def _read_fingerprint(path: Path) -> dict[str, str]:
+    """A fingerprint file; `short` output saved before its run's progress went to stderr starts with
+    the progress lines, so the JSON is read from its first line that opens an object."""
+    lines = path.read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("{")), 0)
+    return json.loads("\n".join(lines[start:]))
+
+
 def short_run(out: Path, policy: Path, train: Path, steps: int, preset: str | None = None) -> None:
     """A short deterministic run from a fixed policy: examples/train.yaml, `steps` steps, any preset."""
     cmd = [
@@ -132,7 +140,7 @@ def short_run(out: Path, policy: Path, train: Path, steps: int, preset: str | No
         "--set", f"model.path={policy}", "--set", f"data.train={train}",
         "--set", f"train.steps={steps}", "--out", str(out),
     ] + (["--preset", preset] if preset else [])  # fmt: skip
-    subprocess.run(cmd, check=True)
+    subprocess.run(cmd, check=True, stdout=sys.stderr)  # stdout carries the fingerprint alone
 
 
 def main() -> None:
@@ -160,7 +168,7 @@ def main() -> None:
         short_run(args.out, args.policy, args.train, args.steps, args.preset)
         print(json.dumps(fingerprint(args.out), indent=1, sort_keys=True))
     else:
-        diffs = compare(json.loads(args.before.read_text()), json.loads(args.after.read_text()))
+        diffs = compare(_read_fingerprint(args.before), _read_fingerprint(args.after))
         for line in diffs:
             print(line)
         print(f"guard: {len(diffs)} artefacts differ" if diffs else "guard: bit-identical")

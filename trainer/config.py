@@ -8,19 +8,29 @@ config wastes a whole run.
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from mathdata.configs import (  # ConfigError: part of this module's API
     ConfigError,
     did_you_mean,
     read_yaml_mapping,
 )
-from trainer.algorithms import ALGORITHMS, DUAL_CLIP, NAMES, OWNED_KEYS
+from trainer.algorithms import ALGORITHMS, NAMES, Algorithm, Setting, dual_clip_presets, owners
 from trainer.algorithms import preset as algorithm_preset
 from trainer.objective import AGG_MODES
 
@@ -89,8 +99,25 @@ class RolloutConfig(_Strict):
     vllm_kwargs: dict[str, Any] = Field(default_factory=dict)
 
 
+def _known_algorithm(name: str) -> str:
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown preset {name!r}; write one of {', '.join(ALGORITHMS)}")
+    return name
+
+
 class AlgoConfig(_Strict):
-    name: Literal[NAMES] = "dapo"  # a row of the algorithm table (trainer/algorithms.py)
+    """The shared `algo:` keys below, plus the settings of the chosen algorithm's row.
+
+    A row's own settings (clip_cov's covariance band, the critic's GAE, sapo's temperatures ...:
+    `Setting`s in trainer/algorithms.py) are declared with their row, not here: the config accepts
+    `algo.<key>` only when the preset's row declares it, validates it as the row says, fills the
+    row's default, and reads it as `a.<key>` like any field.
+    """
+
+    # extra keys are the row's settings only: `_row_settings` refuses every other one
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+    name: str = "dapo"  # a row of the algorithm table (trainer/algorithms.py)
     std_normalize: bool = True  # divide group advantages by the group std
     eps_low: float = 0.2
     eps_high: float = 0.28
@@ -130,31 +157,9 @@ class AlgoConfig(_Strict):
     tis_level: Literal["token", "sequence"] = "token"
     rc_seq_band: tuple[float, float] | None = None
     rc_token_band: tuple[float, float] | None = None
-    # PPO / VAPO (the critic): GAE discount and lambda, clipped value loss, the critic's own lr
-    # (None = optim.lr), and rollout steps that train only the critic before any policy update.
-    gamma: float = 1.0
-    lam: float = 0.95  # ppo only; vapo uses lambda_policy = 1 - 1/(alpha*l) and lambda_critic = 1
-    value_clip: float = 0.5
-    critic_lr: float | None = None
-    value_pretrain_steps: int = 0
-    alpha: float = 0.05  # vapo: length-adaptive lambda
-    ntp_coef: float = 0.0  # vapo: weight mu of the next-token-prediction loss on correct responses
-    # clip_cov / kl_cov: share of the batch's tokens selected by covariance (Cov = (log pi - mean) *
-    # (A - mean)), clip_cov's covariance band, and kl_cov's penalty weight on |log pi - log pi_old|.
-    cov_ratio: float = 2e-4
-    cov_low: float = 1.0
-    cov_high: float = 5.0
-    cov_kl_coef: float = 1.0
     # Any preset: only the top q share of the rollout batch's tokens by entropy (under pi_old) gets
     # policy gradient (the 80/20 finding; q = 0.2 in the paper); None = every token.
     entropy_top_quantile: float | None = None
-    # ---- the 2026 family (docs/algorithms.md)
-    # sapo: temperatures of the soft gate (4/tau) sigmoid(tau (r - 1)) for A > 0 and A <= 0
-    sapo_tau_pos: float = 1.0
-    sapo_tau_neg: float = 1.05
-    # dppo_tv / dppo_kl (whose eps_low / eps_high are the divergence thresholds): cap of the
-    # detached importance weight min(r, cap) that multiplies a kept token's log-prob
-    dppo_ratio_cap: float = 20.0
     # Any preset: OPSM (DeepSeek-V3.2) drops a response with A < 0 whose mean per-token
     # log pi_engine - log pi_theta exceeds this delta; None = off.
     off_policy_mask: float | None = None
@@ -168,13 +173,47 @@ class AlgoConfig(_Strict):
     # algo.KEY=...` is explicit by itself). A run's config.yaml lists every one that differs, so it loads again.
     override: list[str] = Field(default_factory=list)
 
+    @field_validator("name")
+    @classmethod
+    def _known_name(cls, name: str) -> str:
+        return _known_algorithm(name)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _row_settings(cls, data: Any) -> Any:
+        """The keys that are no field must be settings of the chosen row: checked, and defaults filled."""
+        if not isinstance(data, dict):
+            return data
+        row = ALGORITHMS.get(data.get("name", cls.model_fields["name"].default))
+        if row is None:
+            return data  # the name's validator says what to write
+        out = dict(data)
+        for key in data:
+            if key in cls.model_fields:
+                continue
+            if row.setting(key) is None:
+                raise PydanticCustomError("algo_key", "{text}", {"text": _foreign_key_message(key, row)})
+            out[key] = _validated_setting(row, key, data[key])
+        for s in row.settings:
+            out.setdefault(s.name, s.default)
+        return out
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in type(self).model_fields and not name.startswith("_"):
+            row = ALGORITHMS[self.name]
+            if row.setting(name) is None:
+                raise ValueError(_foreign_key_message(name, row))
+            value = _validated_setting(row, name, value)
+        super().__setattr__(name, value)
+
     @field_validator("override")
     @classmethod
     def _override_names_algo_keys(cls, keys: list[str]) -> list[str]:
-        unknown = [k for k in keys if k not in ALGORITHM_KEYS]
+        algo_keys = algorithm_keys()
+        unknown = [k for k in keys if k not in algo_keys]
         if unknown:
-            close = did_you_mean(unknown[0], ALGORITHM_KEYS)
-            hint = f"did you mean {close!r}?" if close else f"write one of {', '.join(ALGORITHM_KEYS)}"
+            close = did_you_mean(unknown[0], algo_keys)
+            hint = f"did you mean {close!r}?" if close else f"write one of {', '.join(algo_keys)}"
             raise ValueError(
                 f"algo.override names {unknown[0]!r}, which is not an algorithm key (a key some preset sets); "
                 f"{hint}. Other algo keys are options any config may set without override"
@@ -182,15 +221,56 @@ class AlgoConfig(_Strict):
         return sorted(set(keys))
 
 
+@functools.cache
+def _adapter(tp: Any) -> TypeAdapter:
+    return TypeAdapter(tp)
+
+
+def _validated_setting(row: Algorithm, key: str, value: Any) -> Any:
+    """`value` as row's setting `key` declares it (a YAML string "1e-3" becomes 0.001), or an error."""
+    s: Setting = row.setting(key)
+    try:
+        return _adapter(s.type).validate_python(value)
+    except ValidationError as e:
+        raise PydanticCustomError(
+            "algo_key",
+            "{text}",
+            {"text": f"algo.{key} {value!r}: {e.errors()[0]['msg']} ({row.name}: {s.meaning})"},
+        ) from None
+
+
+def _foreign_key_message(key: str, row: Algorithm) -> str:
+    """Why `algo.<key>` is refused under preset `row`: the presets that read it, else the likely key."""
+    takers = owners(key)
+    if not takers:
+        return f"unknown key 'algo.{key}': {_unknown_key_hint('algo.' + key, key)}"
+    meaning = ALGORITHMS[takers[0]].setting(key).meaning
+    these = " / ".join(takers)
+    if not row.critic and all(ALGORITHMS[n].critic for n in takers):
+        return (
+            f"algo.{key} ({meaning}) only applies to the critic presets {' and '.join(takers)} (preset "
+            f"{row.name!r} has no critic); drop it or write preset: {these}"
+        )
+    return (
+        f"{row.name} does not use algo.{key}: it is {these}'s ({meaning}); drop it or write preset: {these}"
+    )
+
+
+def algorithm_keys() -> tuple[str, ...]:
+    """THE ALGORITHM KEYS: the algo keys some row of the algorithm table sets (see ALGORITHM_KEYS)."""
+    keys = {k: None for n in ALGORITHMS for k in algorithm_preset(n)["algo"] if k != "name"}
+    shared = [k for k in AlgoConfig.model_fields if k in keys]  # in the order of the fields above
+    return (*shared, *(k for k in keys if k not in AlgoConfig.model_fields))
+
+
 # THE ALGORITHM KEYS: the algo keys that some row of the algorithm table sets (clip range, advantage
-# normalisation, loss aggregation, dynamic sampling and its filter, overlong filter/penalty, KL, the
-# critic's and covariance methods' settings ...). A preset owns every one of them: its row's value, else
-# the default below, is what `--preset NAME` means. The other algo keys (overlong_buffer,
-# max_gen_batches, tis_cap, entropy_top_quantile ...) are options, free in any config. Derived from the
-# table, so a new row's keys are covered (README "Presets own their keys").
-ALGORITHM_KEYS: tuple[str, ...] = tuple(
-    k for k in AlgoConfig.model_fields if any(k in algorithm_preset(n)["algo"] for n in NAMES) and k != "name"
-)
+# normalisation, loss aggregation, dynamic sampling and its filter, overlong filter/penalty, KL, and
+# the rows' own settings: the critic's, the covariance methods' ...). A preset owns every one of them:
+# its row's value, else the default, is what `--preset NAME` means. The other algo keys
+# (overlong_buffer, max_gen_batches, tis_cap, entropy_top_quantile, a row's `option` settings such as
+# critic_lr ...) are options, free in any config. Derived from the table, so a new row's keys are
+# covered (README "Presets own their keys"); `algorithm_keys()` also sees a row added at run time.
+ALGORITHM_KEYS: tuple[str, ...] = algorithm_keys()
 
 
 class OptimConfig(_Strict):
@@ -238,13 +318,18 @@ class TrainConfig(_Strict):
 
 
 class Config(_Strict):
-    preset: Literal[NAMES] = "dapo"
+    preset: str = "dapo"  # a row of the algorithm table (trainer/algorithms.py)
     model: ModelConfig = Field(default_factory=ModelConfig)
     data: DataConfig = Field(default_factory=DataConfig)
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
     algo: AlgoConfig = Field(default_factory=AlgoConfig)
     optim: OptimConfig = Field(default_factory=OptimConfig)
     train: TrainConfig = Field(default_factory=TrainConfig)
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, name: str) -> str:
+        return _known_algorithm(name)
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
@@ -279,9 +364,9 @@ class Config(_Strict):
                 f"algo.clip_ratio_c caps a negative-advantage token's loss at c |A| and must be > 1, got "
                 f"{a.clip_ratio_c}; write e.g. 3.0 (verl's default) or 10.0 (DAPO's recipe), or null for no cap"
             )
-        if a.clip_ratio_c is not None and a.name not in DUAL_CLIP:
+        if a.clip_ratio_c is not None and a.name not in dual_clip_presets():
             raise ValueError(
-                f"algo.clip_ratio_c (dual-clip) applies to the clipped token loss of {', '.join(DUAL_CLIP)}; "
+                f"algo.clip_ratio_c (dual-clip) applies to the clipped token loss of {', '.join(dual_clip_presets())}; "
                 f"{a.name} has its own loss: drop clip_ratio_c or write clip_ratio_c: null"
             )
         if a.dynamic_sampling and a.max_gen_batches < 1:
@@ -447,46 +532,31 @@ def _check_family2026_keys(a: AlgoConfig) -> None:
         raise ValueError("algo.kl_unbiased weights the KL penalty; set algo.kl_coef > 0 or drop kl_unbiased")
 
 
-_KEY_DOC = {"alpha": "length-adaptive lambda", "lam": "GAE lambda"}
-
-
 def _check_algorithm_keys(a: AlgoConfig, t: TrainConfig) -> None:
-    """Keys that only some algorithms read (their rows' `keys` in the table): only with those, and in range."""
+    """The ranges of the settings some rows declare (AlgoConfig takes them only under those rows)."""
     row = ALGORITHMS[a.name]
-    for k in sorted((a.model_fields_set & OWNED_KEYS) - set(row.keys)):
-        owners = [n for n, r in ALGORITHMS.items() if k in r.keys]
-        if not row.critic and all(ALGORITHMS[n].critic for n in owners):
-            raise ValueError(
-                f"algo.{k} only applies to the critic presets {' and '.join(owners)} (preset {a.name!r} has no "
-                f"critic); drop it or write preset: {' / '.join(owners)}"
-            )
-        doc = f" ({_KEY_DOC[k]})" if k in _KEY_DOC else ""
-        raise ValueError(
-            f"{a.name} does not use algo.{k}{doc}: it is {' / '.join(owners)}'s; drop it or write preset: "
-            f"{' / '.join(owners)}"
-        )
     if "cov_ratio" in row.keys:
         if not 0 < a.cov_ratio <= 1:
             raise ValueError(
                 f"algo.cov_ratio must be in (0, 1], got {a.cov_ratio}; the paper uses 2e-4 / 2e-3"
             )
-        if a.cov_low >= a.cov_high:
+        if "cov_low" in row.keys and a.cov_low >= a.cov_high:
             raise ValueError(
                 f"algo.cov_low {a.cov_low} must be below algo.cov_high {a.cov_high}; e.g. 1 and 5"
             )
-        if a.cov_kl_coef < 0:
+        if "cov_kl_coef" in row.keys and a.cov_kl_coef < 0:
             raise ValueError(f"algo.cov_kl_coef must be >= 0, got {a.cov_kl_coef}; the paper uses 1")
     if not row.critic:
         return
     if not 0 < a.gamma <= 1:
         raise ValueError(f"algo.gamma must be in (0, 1], got {a.gamma}; write 1.0 for an outcome reward")
-    if not 0 <= a.lam <= 1:
-        raise ValueError(f"algo.lam must be in [0, 1], got {a.lam}; e.g. 0.95")
     if a.value_clip <= 0:
         raise ValueError(f"algo.value_clip must be > 0, got {a.value_clip}; e.g. 0.5")
     if a.critic_lr is not None and a.critic_lr <= 0:
         raise ValueError(f"algo.critic_lr must be > 0, got {a.critic_lr}; or drop it to use optim.lr")
-    if a.alpha <= 0:
+    if "lam" in row.keys and not 0 <= a.lam <= 1:
+        raise ValueError(f"algo.lam must be in [0, 1], got {a.lam}; e.g. 0.95")
+    if "alpha" in row.keys and a.alpha <= 0:
         raise ValueError(f"algo.alpha must be > 0, got {a.alpha}; VAPO uses 0.05")
     if a.ntp_coef < 0:
         raise ValueError(f"algo.ntp_coef must be >= 0, got {a.ntp_coef}; VAPO uses 0.1")
@@ -505,6 +575,7 @@ def _divisor_hint(n: int, near: int) -> int:
 
 
 # Each preset is a partial config (its row of the algorithm table); the user's YAML is merged on top.
+# (The built-in table's; this module reads `algorithm_preset(name)`, which also sees a row added later.)
 PRESETS: dict[str, dict[str, Any]] = {name: algorithm_preset(name) for name in NAMES}
 
 # Keys people bring from verl / TRL, and what to write here instead.
@@ -554,21 +625,24 @@ def _all_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
     return keys
 
 
+def _unknown_key_hint(loc: str, leaf: str) -> str:
+    """What to write instead of the unknown key `loc` (dotted; `leaf` its last part)."""
+    if leaf in ALIASES:
+        return f"write {ALIASES[leaf]} instead"
+    settings = {f"algo.{s.name}" for row in ALGORITHMS.values() for s in row.settings}
+    known = [*_all_keys(Config), *sorted(settings)]
+    close = did_you_mean(loc, known) or did_you_mean(leaf, [k.split(".")[-1] for k in known])
+    return f"did you mean {close!r}?" if close else "remove it (see trainer/config.py for the keys)"
+
+
 def _explain(err: ValidationError, source: str) -> str:
-    known = _all_keys(Config)
     lines = [f"invalid config ({source}):"]
     for e in err.errors():
         loc = ".".join(str(p) for p in e["loc"])
         if e["type"] == "extra_forbidden":
-            leaf = str(e["loc"][-1])
-            if leaf in ALIASES:
-                hint = f"write {ALIASES[leaf]} instead"
-            else:
-                close = did_you_mean(loc, known) or did_you_mean(leaf, [k.split(".")[-1] for k in known])
-                hint = (
-                    f"did you mean {close!r}?" if close else "remove it (see trainer/config.py for the keys)"
-                )
-            lines.append(f"  unknown key {loc!r}: {hint}")
+            lines.append(f"  unknown key {loc!r}: {_unknown_key_hint(loc, str(e['loc'][-1]))}")
+        elif e["type"] == "algo_key":  # AlgoConfig's own message names the key, the preset and the fix
+            lines.append(f"  {e['msg']}")
         else:
             lines.append(f"  {loc or 'config'}: {e['msg']}")
     return "\n".join(lines)
@@ -580,15 +654,15 @@ def build_config(
     """Preset defaults, then `overrides` (nested dict), validated."""
     overrides = copy.deepcopy(overrides or {})
     name = preset or overrides.get("preset", "dapo")
-    if name not in PRESETS:
-        raise ConfigError(f"unknown preset {name!r} ({source}); write one of {sorted(PRESETS)}")
+    if name not in ALGORITHMS:
+        raise ConfigError(f"unknown preset {name!r} ({source}); write one of {sorted(ALGORITHMS)}")
     overrides["preset"] = name
     algo_name = (overrides.get("algo") or {}).get("name") if isinstance(overrides.get("algo"), dict) else None
     if algo_name and algo_name != name:
         raise ConfigError(
             f"algo.name {algo_name!r} contradicts preset {name!r} ({source}); drop algo.name or write preset: {algo_name}"
         )
-    merged = _deep_merge(PRESETS[name], overrides)
+    merged = _deep_merge(algorithm_preset(name), overrides)
     try:
         return Config.model_validate(merged)
     except ValidationError as err:
@@ -607,16 +681,18 @@ def _algo_section(data: dict) -> dict[str, Any]:
 
 def preset_algo(name: str) -> AlgoConfig:
     """Every algorithm key at the value preset `name` gives it: its row's setting, else the default."""
-    return AlgoConfig.model_validate(PRESETS[name]["algo"])
+    return AlgoConfig.model_validate(algorithm_preset(name)["algo"])
 
 
 def preset_deviations(cfg: Config) -> dict[str, tuple[Any, Any]]:
     """The algorithm keys whose values differ from the preset's: {key: (preset's value, this config's)}.
 
-    (Keys another algorithm owns, e.g. the critic's for dapo, are left out: they are not read.)
+    (Settings of other rows, e.g. the critic's for dapo, are left out: this config has none.)
     """
     base = preset_algo(cfg.algo.name)
-    used = [k for k in ALGORITHM_KEYS if k not in OWNED_KEYS or k in ALGORITHMS[cfg.algo.name].keys]
+    used = [
+        k for k in algorithm_keys() if k in AlgoConfig.model_fields or k in ALGORITHMS[cfg.algo.name].keys
+    ]
     return {
         k: (getattr(base, k), getattr(cfg.algo, k)) for k in used if getattr(base, k) != getattr(cfg.algo, k)
     }
@@ -647,7 +723,7 @@ def check_preset_keys(cfg: Config, file_data: dict, set_data: dict, *, source: s
     base = preset_algo(cfg.algo.name)
     bad = [
         k
-        for k in ALGORITHM_KEYS
+        for k in algorithm_keys()
         if k in file_algo
         and k not in set_algo
         and k not in marked
@@ -670,8 +746,8 @@ def check_preset_keys(cfg: Config, file_data: dict, set_data: dict, *, source: s
 def _algo_sources(name: str, layers: list[tuple[str, dict]]) -> dict[str, str]:
     """Where each algorithm key's value came from: the last layer (lowest to highest priority) setting it."""
     out = {}
-    row = PRESETS[name]["algo"]
-    for k in AlgoConfig.model_fields:
+    row = algorithm_preset(name)["algo"]
+    for k in [*AlgoConfig.model_fields, *ALGORITHMS[name].keys]:
         out[k] = f"preset {name}" if k in row else "default"
         for label, data in layers:
             if k in _algo_section(data):
@@ -730,10 +806,8 @@ def _apply_sets(data: dict, sets: list[str] | None, *, preset: str | None = None
 def config_dict(cfg: Config) -> dict[str, Any]:
     """The layout of a run's config.yaml: every key resolved, `algo.override` = the keys off the preset."""
     data = cfg.model_dump(mode="json")
-    # leave out the keys other algorithms own (the table's `keys`): the validator rejects them even at
-    # their defaults, and the file must load again as a config (`dapo train RUN/config.yaml`)
-    for k in OWNED_KEYS - set(ALGORITHMS[cfg.algo.name].keys):
-        data["algo"].pop(k, None)
+    # the shared keys, then the row's own settings (the model's extras), then the bookkeeping
+    data["algo"] = {k: v for k, v in data["algo"].items() if k != "override"}
     data["algo"]["override"] = sorted(preset_deviations(cfg))
     return data
 
@@ -815,6 +889,23 @@ def config_changes(old: Config, new: Config) -> dict[str, tuple[Any, Any]]:
     return {k: (a.get(k), b.get(k)) for k in keys if a.get(k) != b.get(k)}
 
 
+def _without_other_rows_settings(raw: dict) -> dict:
+    """A saved config.yaml without settings its own row does not declare.
+
+    Run directories written before the rows declared their settings (AlgoConfig then had every
+    algorithm's knobs as fields) may list, e.g., `cov_ratio` for dapo at its old default; no run
+    read them, so they are dropped to resume such a run.
+    """
+    algo = raw.get("algo")
+    if not isinstance(algo, dict):
+        return raw
+    row = ALGORITHMS.get(algo.get("name", raw.get("preset", "dapo")))
+    if row is None:
+        return raw  # build_config names the unknown preset
+    keep = {k: v for k, v in algo.items() if k in AlgoConfig.model_fields or k in row.keys or not owners(k)}
+    return {**raw, "algo": keep}
+
+
 def resume_config(
     run_dir: str | Path,
     path: str | Path | None = None,
@@ -848,7 +939,7 @@ def resume_config_sources(
             f"earlier `dapo train`); check --out, or start a run there without --resume"
         )
     try:
-        raw = yaml.safe_load(saved_path.read_text()) or {}
+        raw = _without_other_rows_settings(yaml.safe_load(saved_path.read_text()) or {})
         defaults = build_config(preset=raw.get("preset")).model_dump(mode="json")
     except (yaml.YAMLError, ConfigError) as e:
         raise ConfigError(f"--resume: {saved_path} is not a readable run config ({e})") from None

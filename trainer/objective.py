@@ -532,8 +532,9 @@ def policy_loss(a, algo, logp: Tensor, mb, norm: dict, entropy: Tensor | None = 
                 num_seqs=norm["seqs"],
                 constant=norm["constant"],
             )
-    if a.ntp_coef > 0:  # VAPO: next-token prediction on the correct responses, exact under accumulation
-        loss = loss + a.ntp_coef * ntp_loss(logp, m, mb.acc, num_tokens=norm["ntp_tokens"])
+    ntp_coef = getattr(a, "ntp_coef", 0.0)  # a critic row's setting (algorithms.py); other rows have none
+    if ntp_coef > 0:  # VAPO: next-token prediction on the correct responses, exact under accumulation
+        loss = loss + ntp_coef * ntp_loss(logp, m, mb.acc, num_tokens=norm["ntp_tokens"])
     with torch.no_grad():
         d = (old - logp).detach()
         opsm_masked = 0.0 if opsm is None else float(((1 - opsm)[:, None] * m).sum())
