@@ -561,6 +561,12 @@ def report(r: dict) -> dict:
     return targets
 
 
+def machine_load(load_start: tuple[float, float, float]) -> dict:
+    """CPU count and load averages (1, 5, 15 min) at the start and end of the run: on a shared
+    machine the figures are only comparable between runs under similar load."""
+    return {"cpus": os.cpu_count(), "load_avg_start": list(load_start), "load_avg_end": list(os.getloadavg())}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller samples (CI smoke run)")
@@ -571,9 +577,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     length_args = (100, 10, 5) if args.quick else (300, 30, 15)
+    load_start = os.getloadavg()
     if args.length_only:
         e = bench_length(*length_args)
         results = {"quick": args.quick, "length": e, "targets": report_length(e)}
+        results["machine"] = machine_load(load_start)
         out = args.out.with_name(args.out.stem + "_length.json")
         write_json(out, results)
         console.print(f"wrote {out}")
@@ -595,6 +603,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         mv.close()
     results["targets"] = {**report(results), **report_length(results["length"])}
+    results["machine"] = machine_load(load_start)
     write_json(args.out, results)
     console.print(f"wrote {args.out}")
     return 0

@@ -43,7 +43,8 @@ Chat-template debris (`<|im_end|>`, `<|im_start|>user ...`, `</s>`, ...) ends th
 follows it is never read.
 
 Cost: reading from the end. The text is searched for `<` (the start of every chat-template token)
-at C speed; an answer line among the last four lines then decides at once; otherwise the last
+at C speed (memchr; past a few dozen `<` of the reasoning's own inequalities, the token regex
+searches the rest, still in C); an answer line among the last four lines then decides at once; otherwise the last
 2,000, then 16,000 characters are read, and their answer stands when the deciding marker sits
 well inside them (tests/verifiers/test_read_from_end.py checks it is the whole text's answer).
 So a final `Answer:` line or box costs the same after 1k or 60k characters of reasoning; only a
@@ -164,21 +165,41 @@ def cut_debris(text: str) -> str:
 
 def _content_span(text: str) -> tuple[int, int]:
     """(start, end) of the response without chat-template tokens: leading tokens
-    (`<|im_start|>assistant`) are skipped, the first token after content ends it. Every token
-    starts with `<`: the text is walked from one `<` to the next (a C-speed character search), so a
-    long reasoning with no `<` costs nothing to read."""
-    i = text.find("<")
+    (`<|im_start|>assistant`) are skipped, the first token after content ends it. What follows
+    that token is never read, so the whole text is searched for it (see `_next_token`): at C
+    speed, a long reasoning costs a few microseconds more, and nothing per character in Python."""
     pos = 0
-    while i != -1:
-        m = _DEBRIS.match(text, i)
-        if m is None:
-            i = text.find("<", i + 1)
-            continue
-        if _NONSPACE.search(text, pos, i):
-            return pos, i
+    m = _next_token(text, 0)
+    while m is not None:
+        if _NONSPACE.search(text, pos, m.start()):
+            return pos, m.start()
         pos = m.end()
-        i = text.find("<", pos)
+        m = _next_token(text, pos)
     return pos, len(text)
+
+
+_TOKEN_OPENINGS = ("<|", "</s>", "<｜")  # how every chat-template token (`_DEBRIS`) begins
+_WALK_LIMIT = 32  # `<` of the reasoning itself (`a < b`) looked at one by one before the regex takes over
+
+
+def _next_token(text: str, start: int) -> re.Match | None:
+    """The first chat-template token at or after `start`, or None. Every token starts with `<`:
+    the text is walked from one `<` to the next with a C-speed character search (memchr), so a
+    reasoning with no `<` is read at memory speed. A reasoning full of inequalities would make
+    that walk a Python loop over each `<`: past `_WALK_LIMIT` of them the regex searches the rest
+    (linear, in C), so the cost stays bounded by the text's length at C speed."""
+    i = text.find("<", start)
+    seen = 0
+    while i != -1:
+        if text.startswith(_TOKEN_OPENINGS, i):
+            m = _DEBRIS.match(text, i)
+            if m is not None:
+                return m
+        seen += 1
+        if seen >= _WALK_LIMIT:
+            return _DEBRIS.search(text, i + 1)
+        i = text.find("<", i + 1)
+    return None
 
 
 _BRACE = re.compile(r"\\[{}]|[{}]")

@@ -95,3 +95,33 @@ def test_a_long_response_is_read_from_its_last_characters(monkeypatch, ending, r
         text = response(rng, chars, ending)
         assert verifiers.check(text, "34").equivalent
         assert max(seen, default=0) == read, (chars, seen)
+
+
+def _span_by_regex(text: str) -> tuple[int, int]:
+    """The chat-template rule read the slow, obvious way: every token found by the regex in turn."""
+    pos = 0
+    for m in EXTRACT_MODULE._DEBRIS.finditer(text):
+        if text[pos : m.start()].strip():
+            return pos, m.start()
+        pos = m.end()
+    return pos, len(text)
+
+
+@pytest.mark.parametrize("inequalities", [0, 3, EXTRACT_MODULE._WALK_LIMIT - 1, 40, 400])
+def test_chat_tokens_are_found_past_any_number_of_inequalities(inequalities):
+    """The walk from `<` to `<` hands over to the regex after `_WALK_LIMIT` of them (a reasoning
+    full of `a < b`, `|x|<|y|`, `</b>`-like text): the span must be the one the regex rule gives,
+    wherever the tokens sit."""
+    rng = random.Random(inequalities)
+    lesser = ["$a<b$", "$|x|<|y|$", "$0 < t < 1$", "x</ y", "<b>", "$p<|q|$"]
+    for _ in range(20):
+        parts = [rng.choice(lesser) for _ in range(inequalities)]
+        body = " so ".join(parts) or "no inequality here"
+        for text in (
+            body + "\n\nAnswer: 7",
+            body + "\n\nAnswer: 7<|im_end|>\n<|im_start|>user\nAnswer: 0",
+            "<|im_start|>assistant\n" + body + "</s> junk <|endoftext|> Answer: 0",
+            " <|im_start|> <|im_end|> " + body + "<｜end▁of▁sentence｜>Answer: 0",
+            body[: len(body) // 2] + "<|eot_id|>" + body[len(body) // 2 :] + "\nAnswer: 0",
+        ):
+            assert EXTRACT_MODULE._content_span(text) == _span_by_regex(text), text[:80]
