@@ -520,6 +520,7 @@ def _short_index(ref_norm: pa.Array, masked_sets: list[np.ndarray]) -> dict:
             for r, g in enumerate(masked_sets)
             if len(g) < FUZZY_MIN_GRAMS and len(sets[r]) < SHORT_MIN_GRAMS and texts[r]
         },
+        "words": _word_index(texts, [r for r, g in enumerate(masked_sets) if len(g) < FUZZY_MIN_GRAMS]),
     }
 
 
@@ -544,6 +545,7 @@ def _short_match(norm: pa.Array, sh: dict, nrows: int, best: dict, offset: int, 
     the kept ones, about the item's size)."""
     texts = norm.to_pylist()
     _tiny_match(texts, sh["tiny"], nrows, best, offset)
+    _word_match(texts, sh["words"], nrows, best, offset)
     if not len(sh["grams"]):
         return
     sets, _ = _doc_grams(texts, sh["stop"])
@@ -581,6 +583,211 @@ def _short_match(norm: pa.Array, sh: dict, nrows: int, best: dict, offset: int, 
         target = best if method == "fuzzy" else borderline
         if key not in target or sc > target[key][0]:
             target[key] = (float(sc), int(c), int(r), method)
+
+
+# Word alignment for short items (issue 21, second round): a short item reworded ("Evaluate" ->
+# "What does ... equal?") or with a number changed keeps too few character grams, but it keeps
+# its math: the run of numbers and one-letter variables, in order, and its content words.
+# Words that only pose the question ("find", "compute", "what is the value of") are not content.
+_QUESTION_TEXT = """a an the of to in on at by for from with as and or is are be was were been that this these those
+    it its if then so such given let suppose what which whose how many much find compute calculate
+    evaluate determine solve simplify simplest form express write give convert state obtain work out
+    value answer result does do did equal equals equivalent following expression number please your
+    you we us can will would should must same into using use show get now here there below above
+    enter type me problem question exercise user assistant instruction response"""
+QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
+# spellings of one idea a rewording swaps freely; antonyms stay apart (see OPPOSITES)
+_SYNONYMS = {
+    **dict.fromkeys(("least", "minimum", "minimal", "lowest", "smallest", "min", "minimize"), "min"),
+    **dict.fromkeys(
+        ("greatest", "maximum", "maximal", "largest", "biggest", "highest", "max", "maximize"), "max"
+    ),
+    **dict.fromkeys(("cos", "cosine"), "co"),  # "cos" would lose its s to the plural rule
+    "sine": "sin",
+    "average": "mean",
+    "larger": "greater",
+    "bigger": "greater",
+    "smaller": "less",
+    "fewer": "less",
+}
+WORD_MAX_LENGTH = (3, 30)  # a row longer than 3 x the item's tokens + 30 holds it by chance
+WORD_REWORD_INFO = 5  # a rewording (numbers all kept) needs this much math: a digit counts, up to 3 a number
+# what a renumbered copy must keep: distinct words and variables + the kept numbers (a digit each,
+# up to 3 a number; a one-digit number 0.5); under LEFT, only a row with no other math and at most
+# two more content words; under WEAK, nothing ("What is 1^(2^235423523)?" with its one rare
+# number changed is any 1^2^n)
+WORD_RENUMBERED_LEFT = 4
+WORD_RENUMBERED_WEAK = 2
+WORD_RENUMBERED_LENGTH = 2  # a renumbered copy is about the item's length: 2 x its tokens + 10
+WORD_SKELETON = 0.8  # and keeps this share of its masked tokens in order
+WORD_SKELETON_MISSING = 0.9  # this share where one of its content words is not in the row  # share of the item's rare tokens a row must hold before it is aligned
+
+
+def _math_info(math: list[str]) -> int:
+    """How distinctive a math run is: one per variable, a number's digits up to 3."""
+    return sum(min(len(t), 3) if t.isdigit() else 1 for t in math)
+
+
+def _stem(word: str) -> str:
+    word = _SYNONYMS.get(word, word)
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _content_words(tokens: list[str]) -> set[str]:
+    return {_stem(t) for t in tokens if len(t) > 1 and t.isalpha() and t not in QUESTION_WORDS}
+
+
+def _math_tokens(tokens: list[str]) -> list[str]:
+    """Numbers and one-letter variables in order (`a` is the article far more often than a variable)."""
+    return [t for t in tokens if t.isdigit() or (len(t) == 1 and t.isalpha() and t != "a")]
+
+
+# Words a near-miss swaps to ask another question of the same setup ("the smallest" for "the
+# largest", "the sum" for "the product"): a row that drops its item's word for another of the same
+# group is another problem, however close the rest (rewordings keep the group: least = smallest).
+OPPOSITES = [
+    frozenset(g.split())
+    for g in (
+        "min max",
+        "sum product difference quotient",
+        "quotient remainder",
+        "sin co tan cot sec csc",
+        "even odd",
+        "greater less",
+        "midpoint distance slope",
+        "area perimeter volume circumference",
+        "positive negative",
+        "first last",
+        "numerator denominator",
+        "increased decreased",
+        "mean median mode",
+        "radius diameter",
+        "rational irrational",
+        "prime composite",
+        "coefficient constant",
+        "expand factor",
+        "divisor multiple",
+        "inside outside",
+    )
+]
+
+
+def question_swapped(item_text: str, row_text: str) -> bool:
+    """Whether the row replaced a word of its item by another of the same OPPOSITES group (both
+    texts as ngram_texts gives them)."""
+    item, row = _content_words(item_text.split()), _content_words(row_text.split())
+    for group in OPPOSITES:
+        lost, gained = (group & item) - row, (group & row) - item
+        if lost and gained:
+            return True
+    return False
+
+
+def _word_index(texts: list[str], refs: list[int]) -> dict:
+    """Per short item: tokens, math run, content words; and its rare tokens (in at most 5% of the
+    references) -> items, to find the rows worth aligning."""
+    from collections import Counter
+
+    df = Counter(t for text in texts for t in set(text.split()))
+    rare = max(FUZZY_STOP_MIN_DF, FUZZY_STOP_SHARE * len(texts))
+    items, keys = {}, {}
+    for r in refs:
+        tokens = texts[r].split()
+        math = _math_tokens(tokens)
+        if not tokens or not math:
+            continue
+        items[r] = (tokens, math, _content_words(tokens))
+        for t in {t for t in tokens if df[t] <= rare} | set(_math_pairs(math)):
+            keys.setdefault(t, []).append(r)
+    return {"items": items, "keys": keys}
+
+
+def _math_pairs(math: list[str]) -> list[str]:
+    """Adjacent math tokens as one key (`2|i`): a reworded item keeps them when it keeps no rare word."""
+    return [f"{a}|{b}" for a, b in zip(math, math[1:], strict=False)]
+
+
+def word_verdict(item_tokens: list[str], row_tokens: list[str]) -> str | None:
+    """`reworded` (the item's math run in the row, every number kept, enough math to be
+    distinctive), `renumbered` (the same run with numbers masked, one number changed, two in a
+    run of four or more), or None; both need the item's content words in the row (one may be
+    missing from three)."""
+    return _word_verdict(item_tokens, _math_tokens(item_tokens), _content_words(item_tokens), row_tokens)
+
+
+def _word_verdict(tokens: list[str], math: list[str], words: set[str], row: list[str]) -> str | None:
+    if len(row) > WORD_MAX_LENGTH[0] * len(tokens) + WORD_MAX_LENGTH[1]:
+        return None
+    missing = len(words - _content_words(row))
+    if missing > (1 if len(words) >= 3 else 0):
+        return None
+    row_math = _math_tokens(row)
+    size = len(math)
+    masked = [("0" if t.isdigit() else t) for t in math]
+    row_masked = [("0" if t.isdigit() else t) for t in row_math]
+    changed, kept = None, 0
+    for j in range(len(row_math) - size + 1):
+        if row_masked[j : j + size] == masked:
+            same = [a for a, b in zip(math, row_math[j : j + size], strict=True) if a == b and a.isdigit()]
+            c = sum(a != b for a, b in zip(math, row_math[j : j + size], strict=True))
+            if changed is None or c < changed:
+                changed, kept = c, sum(min(len(t), 3) if len(t) > 1 else 0.5 for t in same)
+            if not changed:
+                break
+    if changed is None:
+        return None
+    numbers = sum(t.isdigit() for t in math)
+    if changed == 0:
+        return "reworded" if _math_info(math) >= WORD_REWORD_INFO else None
+    allowed = 1 if numbers <= 4 else max(2, numbers // 4)
+    if changed > allowed or len(row) > WORD_RENUMBERED_LENGTH * len(tokens) + 10:
+        return None
+    # what is left once a number changed must still single the item out: its words and variables
+    # and the numbers kept ("What is 1^(2^235423523)?" with its one rare number changed is any 1^2^n)
+    left = len({t for t in _skeleton(tokens) if t != "0"}) + kept
+    if left < WORD_RENUMBERED_WEAK:
+        return None
+    if left < WORD_RENUMBERED_LEFT and (len(row_math) > size + 1 or len(_content_words(row) - words) > 2):
+        return None  # little is left but the formula's shape: only a row with nothing else is a copy
+    # a renumbered copy keeps its words: one content word may go only where nearly all else stays
+    need = WORD_SKELETON if not missing else WORD_SKELETON_MISSING
+    return "renumbered" if _skeleton_share(tokens, row) >= need else None
+
+
+def _skeleton(tokens: list[str]) -> list[str]:
+    return ["0" if t.isdigit() else _stem(t) for t in tokens if t not in QUESTION_WORDS or len(t) == 1]
+
+
+def _skeleton_share(item: list[str], row: list[str]) -> float:
+    """Share of the item's tokens (numbers masked, question words left out) the row holds in one
+    unbroken run: a renumbered copy keeps its wording around the numbers."""
+    from difflib import SequenceMatcher
+
+    a, b = _skeleton(item), _skeleton(row)
+    block = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
+    return block.size / max(len(a), 1)
+
+
+def _word_match(texts: list[str], wi: dict, nrows: int, best: dict, offset: int) -> None:
+    """Rows that are reworded or renumbered copies of a short item (word_verdict)."""
+    items, keys = wi["items"], wi["keys"]
+    if not items:
+        return
+    for d, text in enumerate(texts):
+        row = text.split()
+        candidates: set[int] = set()
+        for t in {*row, *_math_pairs(_math_tokens(row))}:
+            candidates.update(keys.get(t, ()))
+        for r in candidates:
+            if _word_verdict(*items[r], row) is None:
+                continue
+            key = offset + d % nrows
+            if key not in best or best[key][0] < 0.9:
+                best[key] = (0.9, 0, r, "fuzzy")
 
 
 def _tiny_match(texts: list[str], tiny: dict[int, str], nrows: int, best: dict, offset: int) -> None:
@@ -753,11 +960,24 @@ def match_rows(texts: pa.Table, index: RefIndex) -> dict[int, tuple[float, int, 
             r = index.exact.get(t)
             if r is not None:
                 best[start + i % nrows] = (1.0, 0, r, "exact")
+        _drop_swapped(best, borderline, norm.slice(0, nrows).to_pylist(), index, start)
         if index.meta:
             _meta_match(sub, index.meta, best, start)
     for k, v in borderline.items():
         best.setdefault(k, v)
     return best
+
+
+def _drop_swapped(best: dict, borderline: dict, texts: list[str], index: RefIndex, offset: int) -> None:
+    """Forget the text-similarity hits (not exact or metadata ones) of this chunk whose row asks
+    the opposite of its item (question_swapped)."""
+    for target in (best, borderline):
+        for key in [
+            k for k, v in target.items() if k >= offset and v[-1] in ("ngram", "fuzzy", "borderline")
+        ]:
+            ref = target[key][2]
+            if question_swapped(ngram_texts([index.ref_texts[ref]])[0].as_py(), texts[key - offset]):
+                del target[key]
 
 
 def kept_texts(table: pa.Table) -> tuple[np.ndarray, pa.Table]:
