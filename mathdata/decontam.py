@@ -646,6 +646,7 @@ WORD_LONG = (5, 6)
 WORD_LONG_RECALL = 0.8
 WORD_LONG_MATH = 0.9
 WORD_MIN_KEYS = 2  # rare keys a row must share with an item before it is aligned (fewer if it has fewer)
+WORD_LOOSE_ITEM = 25  # items up to this many tokens: one key will do for a row up to 2 x + 10 tokens
 WORD_REWORD_INFO = 5  # a rewording (numbers all kept) needs this much math: a digit counts, up to 3 a number
 # what a renumbered copy must keep: distinct words and variables + the kept numbers (a digit each,
 # up to 3 a number; a one-digit number 0.5); under LEFT, only a row with no other math and at most
@@ -762,7 +763,14 @@ def _word_index(texts: list[str], refs: list[int]) -> dict:
         for k in mine:
             keys.setdefault(k, []).append(r)
         need[r] = min(WORD_MIN_KEYS, len(mine))
-    return {"items": items, "keys": keys, "need": need}
+    sizes = {r: len(v[0]) for r, v in items.items()}
+    return {
+        "items": items,
+        "keys": keys,
+        "need": need,
+        "loose": {r: 2 * n + 10 if n <= WORD_LOOSE_ITEM else 0 for r, n in sizes.items()},
+        "cap": {r: WORD_MAX_LENGTH[0] * n + WORD_MAX_LENGTH[1] for r, n in sizes.items()},
+    }
 
 
 def _math_pairs(math: list[str]) -> list[str]:
@@ -854,7 +862,7 @@ def _skeleton_share(item: list[str], row: list[str]) -> float:
 
 def _word_match(texts: list[str], wi: dict, nrows: int, best: dict, offset: int) -> None:
     """Rows that are reworded or renumbered copies of a short item (word_verdict)."""
-    items, keys, need = wi["items"], wi["keys"], wi["need"]
+    items, keys, need, loose, cap = wi["items"], wi["keys"], wi["need"], wi["loose"], wi["cap"]
     if not items:
         return
     for d, text in enumerate(texts):
@@ -864,8 +872,9 @@ def _word_match(texts: list[str], wi: dict, nrows: int, best: dict, offset: int)
         for t in {*row, *_math_pairs(row_math)}:
             for r in keys.get(t, ()):
                 shared[r] = shared.get(r, 0) + 1
-        # one shared key is enough for a row about the item's length (a tiny item reworded keeps little)
-        candidates = [r for r, c in shared.items() if c >= need[r] or len(row) <= 2 * len(items[r][0]) + 10]
+        # one shared key is enough for a row about a short item's length (reworded, it keeps little)
+        n = len(row)
+        candidates = [r for r, c in shared.items() if (c >= need[r] or n <= loose[r]) and n <= cap[r]]
         if not candidates:
             continue
         features = (row, row_math, _content_words(row))
