@@ -649,14 +649,13 @@ WORD_MIN_KEYS = 2  # rare keys a row must share with an item before it is aligne
 WORD_LOOSE_ITEM = 25  # items up to this many tokens: one key will do for a row up to 2 x + 10 tokens
 WORD_REWORD_INFO = 5  # a rewording (numbers all kept) needs this much math: a digit counts, up to 3 a number
 # what a renumbered copy must keep: distinct words and variables + the kept numbers (a digit each,
-# up to 3 a number; a one-digit number 0.5); under LEFT, only a row with no other math and at most
-# two more content words; under WEAK, nothing ("What is 1^(2^235423523)?" with its one rare
-# number changed is any 1^2^n)
+# up to 3 a number; a one-digit number 0.5); under LEFT, only a row with no other math (a story
+# around it is fine); under WEAK, nothing ("What is 1^(2^235423523)?" with its one rare number
+# changed is any 1^2^n)
 WORD_RENUMBERED_LEFT = 4
 WORD_RENUMBERED_WEAK = 2
-WORD_RENUMBERED_LENGTH = 2  # a weak renumbered copy is about the item's length: 2 x its tokens + 10
 WORD_SKELETON = 0.8  # and keeps this share of its masked tokens in order
-WORD_SKELETON_MISSING = 0.9  # this share where one of its content words is not in the row  # share of the item's rare tokens a row must hold before it is aligned
+WORD_SKELETON_MISSING = 0.9  # this share where one of its content words is not in the row
 
 
 def _math_info(math: list[str]) -> int:
@@ -828,10 +827,8 @@ def _word_verdict(tokens: list[str], math: list[str], words: set[str], row_featu
     left = len({t for t in _skeleton(tokens) if t != "0"}) + kept
     if left < WORD_RENUMBERED_WEAK:
         return None
-    if left < WORD_RENUMBERED_LEFT and (
-        len(row_math) > size + 1 or len(row) > WORD_RENUMBERED_LENGTH * len(tokens) + 10
-    ):
-        return None  # little is left but the formula's shape: only a row with nothing else is a copy
+    if left < WORD_RENUMBERED_LEFT and len(row_math) > size + 1:
+        return None  # little is left but the formula's shape: only a row with no other math is a copy
     # a renumbered copy keeps its words: one content word may go only where nearly all else stays
     need = WORD_SKELETON if not missing else WORD_SKELETON_MISSING
     return "renumbered" if _skeleton_share(tokens, row) >= need else None
