@@ -647,6 +647,11 @@ WORD_LONG_RECALL = 0.8
 WORD_LONG_MATH = 0.9
 WORD_MIN_KEYS = 2  # rare keys a row must share with an item before it is aligned (fewer if it has fewer)
 WORD_LOOSE_ITEM = 25  # items up to this many tokens: one key will do for a row up to 2 x + 10 tokens
+# a free rewording of a longer item: 60% of its content words, 95% of its math with the numbers
+# (at least 10 digits and variables of it) in order
+WORD_FREE_INFO = 10
+WORD_FREE_RECALL = 0.6
+WORD_FREE_MATH = 0.95
 WORD_REWORD_INFO = 5  # a rewording (numbers all kept) needs this much math: a digit counts, up to 3 a number
 # what a renumbered copy must keep: distinct words and variables + the kept numbers (a digit each,
 # up to 3 a number; a one-digit number 0.5); under LEFT, only a row with no other math (a story
@@ -800,6 +805,13 @@ def _word_verdict(tokens: list[str], math: list[str], words: set[str], row_featu
         and _math_share(math, row_math) >= WORD_LONG_MATH
     ):
         return "reworded"  # a longer item: most content words, its math (numbers masked) in order
+    if (
+        len(words) >= WORD_LONG[0]
+        and _math_info(math) >= WORD_FREE_INFO
+        and missing <= (1 - WORD_FREE_RECALL) * len(words)
+        and _math_share(math, row_math, masked=False) >= WORD_FREE_MATH
+    ):
+        return "reworded"  # freely reworded: fewer of its words, but all its math, numbers and all
     if not short_ok:
         return None
     size = len(math)
@@ -834,12 +846,12 @@ def _word_verdict(tokens: list[str], math: list[str], words: set[str], row_featu
     return "renumbered" if _skeleton_share(tokens, row) >= need else None
 
 
-def _math_share(math: list[str], row_math: list[str]) -> float:
-    """Share of the item's math tokens (numbers masked) the row's math holds in order."""
+def _math_share(math: list[str], row_math: list[str], *, masked: bool = True) -> float:
+    """Share of the item's math tokens (numbers masked unless not `masked`) the row's math holds in order."""
     from difflib import SequenceMatcher
 
-    a = ["0" if t.isdigit() else t for t in math]
-    b = ["0" if t.isdigit() else t for t in row_math]
+    a = ["0" if masked and t.isdigit() else t for t in math]
+    b = ["0" if masked and t.isdigit() else t for t in row_math]
     return sum(m.size for m in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()) / len(a)
 
 
