@@ -19,7 +19,11 @@ changed numbers, added sentences, rewordings, other markup, copies as found in o
 by bench/decontam_paraphrases.py before any tuning) per half: the fuzzy layer's settings were
 chosen on the `tune` half only; the `heldout` half was the measurement (the short-item layer was
 then chosen on both halves). `--planted bench/data/decontam_paraphrased_v2.jsonl` measures the second
-set (bench/decontam_paraphrases_v2.py), written before the short-item layer. `--layers` compares the
+set (bench/decontam_paraphrases_v2.py), written before the short-item layer.
+`--planted bench/data/decontam_paraphrased_v3.jsonl` measures the third set: 280 copies of 70
+items in 4 kinds (number, reworded, context, mixed) and 60 near-miss negatives, hand-written by a
+writer who never saw the code (notes: bench/data/decontam_paraphrased_v3.md); a copy must be
+marked contaminated by the benchmark it came from, a negative must stay kept. `--layers` compares the
 word n-grams alone (before issue 21) with all layers, on the same rows.
 
     .venv/bin/python bench/pipelines_decontam.py [--json out.json]
@@ -262,6 +266,7 @@ def read_planted(path: Path) -> tuple[list[dict], list[dict]]:
     `<benchmark>:<item key>` where the row names one; a v3 copy counts as caught when it is marked
     contaminated by the benchmark it came from."""
     copies, negatives = [], []
+    by_text: dict | None = None
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -271,13 +276,29 @@ def read_planted(path: Path) -> tuple[list[dict], list[dict]]:
             raise ValueError(f"{path}:{n}: no copy text (field `text` or `copy`)")
         kind = str(row.get("kind", ""))
         bench = row.get("benchmark") or str(row.get("item", "")).split(":", 1)[0]
-        item = row.get("item") or (f"{bench}:{row['source_id']}" if row.get("source_id") else bench)
+        bench = bench.removesuffix(".jsonl")
+        item = row.get("item")
+        if item is None and row.get("original"):  # v3: the item whose text the copy was made from
+            by_text = by_text if by_text is not None else _items_by_text()
+            item = by_text.get((bench, row["original"].strip()), f"{bench}:?{row.get('source_id')}")
         out = {"item": item, "benchmark": bench, "kind": kind, "text": text, "half": row.get("half", "all")}
         if "short" in row:
             out["short"] = row["short"]
         is_negative = row.get("negative") is True or row.get("is_copy") is False
         (negatives if is_negative or kind.lower() in NEGATIVE_KINDS else copies).append(out)
     return copies, negatives
+
+
+def _items_by_text() -> dict:
+    """(benchmark, problem text) -> `benchmark:item key` over the bundled sets (v3 names an item by
+    its row in the shared files, whose ids are not the bundled keys; the text is verbatim)."""
+    from mathdata.benchmarks import item_key, list_benchmarks, load_benchmark
+
+    return {
+        (name, r["original_problem"].strip()): f"{name}:{item_key(r)}"
+        for name in list_benchmarks()
+        for r in load_benchmark(name).to_pylist()
+    }
 
 
 def measure_paraphrased(
