@@ -19,7 +19,11 @@ changed numbers, added sentences, rewordings, other markup, copies as found in o
 by bench/decontam_paraphrases.py before any tuning) per half: the fuzzy layer's settings were
 chosen on the `tune` half only; the `heldout` half was the measurement (the short-item layer was
 then chosen on both halves). `--planted bench/data/decontam_paraphrased_v2.jsonl` measures the second
-set (bench/decontam_paraphrases_v2.py), written before the short-item layer. `--layers` compares the
+set (bench/decontam_paraphrases_v2.py), written before the short-item layer.
+`--planted bench/data/decontam_paraphrased_v3.jsonl` measures the third set: 280 copies of 70
+items in 4 kinds (number, reworded, context, mixed) and 60 near-miss negatives, hand-written by a
+writer who never saw the code (notes: bench/data/decontam_paraphrased_v3.md); a copy must be
+marked contaminated by the benchmark it came from, a negative must stay kept. `--layers` compares the
 word n-grams alone (before issue 21) with all layers, on the same rows.
 
     .venv/bin/python bench/pipelines_decontam.py [--json out.json]
@@ -250,30 +254,79 @@ def measure(seed: int = 0, extra_clean: Path | None = None) -> dict:
     }
 
 
+NEGATIVE_KINDS = ("negative", "near_miss", "near-miss", "other_question", "new_numbers")
+
+
+def read_planted(path: Path) -> tuple[list[dict], list[dict]]:
+    """(copies, negatives) of a planted file, each {item, kind, text, half[, short]}.
+
+    Three layouts: v1/v2 rows {item, benchmark, kind, text}; the dev near-miss rows (kind
+    `other_question` / `new_numbers`: not copies); the v3 hand-written rows {id, kind, benchmark,
+    source_id, original, copy}, whose near-miss negatives carry a negative kind. `item` is
+    `<benchmark>:<item key>` where the row names one; a v3 copy counts as caught when it is marked
+    contaminated by the benchmark it came from."""
+    copies, negatives = [], []
+    by_text: dict | None = None
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        text = row.get("text", row.get("copy"))
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{path}:{n}: no copy text (field `text` or `copy`)")
+        kind = str(row.get("kind", ""))
+        bench = row.get("benchmark") or str(row.get("item", "")).split(":", 1)[0]
+        bench = bench.removesuffix(".jsonl")
+        item = row.get("item")
+        if item is None and row.get("original"):  # v3: the item whose text the copy was made from
+            by_text = by_text if by_text is not None else _items_by_text()
+            item = by_text.get((bench, row["original"].strip()), f"{bench}:?{row.get('source_id')}")
+        out = {"item": item, "benchmark": bench, "kind": kind, "text": text, "half": row.get("half", "all")}
+        if "short" in row:
+            out["short"] = row["short"]
+        is_negative = row.get("negative") is True or row.get("is_copy") is False
+        (negatives if is_negative or kind.lower() in NEGATIVE_KINDS else copies).append(out)
+    return copies, negatives
+
+
+def _items_by_text() -> dict:
+    """(benchmark, problem text) -> `benchmark:item key` over the bundled sets (v3 names an item by
+    its row in the shared files, whose ids are not the bundled keys; the text is verbatim)."""
+    from mathdata.benchmarks import item_key, list_benchmarks, load_benchmark
+
+    return {
+        (name, r["original_problem"].strip()): f"{name}:{item_key(r)}"
+        for name in list_benchmarks()
+        for r in load_benchmark(name).to_pylist()
+    }
+
+
 def measure_paraphrased(
     extra_clean: Path | None = None, *, fuzzy: bool = True, planted_file: Path = PARAPHRASED
 ) -> dict:
-    """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows.
-    A file without halves (the v2 set) is one half, `all`, also split into short/long items."""
+    """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows
+    and on the file's near-miss negatives. A file without halves (v2, v3) is one half, `all`; v2
+    is also split into short/long items. A copy counts as caught when marked contaminated by its
+    own benchmark (`right_item`: by its own item)."""
     from mathdata.decontam import decontaminate
     from mathdata.schema import new_record, to_table
 
-    copies = [json.loads(line) for line in planted_file.read_text(encoding="utf-8").splitlines() if line]
-    for c in copies:
-        c.setdefault("half", "all")
+    copies, negatives = read_planted(planted_file)
     planted = [
         new_record(
             source=f"planted:{c['kind']}",
             original_problem=c["text"],
             source_key=f"{c['item']}:{c['kind']}#{i}",
         )
-        for i, c in enumerate(copies)
+        for i, c in enumerate(copies + negatives)
     ]
     clean = clean_rows(extra_clean)
     t0 = time.perf_counter()
     table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy)
     seconds = time.perf_counter() - t0
     status = table.column("status").to_pylist()
+    negative_status = status[len(copies) : len(planted)]
+    status = status[: len(copies)] + status[len(planted) :]
     halves: dict = {}
     missed = []
     for c, st in zip(copies, status[: len(copies)], strict=True):
@@ -281,7 +334,7 @@ def measure_paraphrased(
         k = h["by_kind"].setdefault(c["kind"], [0, 0])
         h["planted"] += 1
         k[1] += 1
-        if st.startswith("contaminated:"):
+        if st.startswith(f"contaminated:{c['benchmark']}:"):
             h["caught"] += 1
             k[0] += 1
             h["right_item"] += st == f"contaminated:{c['item']}"
@@ -289,10 +342,18 @@ def measure_paraphrased(
             n = h.setdefault("by_length", {}).setdefault("short" if c["short"] else "long", [0, 0])
             n[0] += st.startswith("contaminated:")
             n[1] += 1
-        if not st.startswith("contaminated:"):
-            missed.append({"half": c["half"], "kind": c["kind"], "item": c["item"], "text": c["text"][:200]})
+        if not st.startswith(f"contaminated:{c['benchmark']}:"):
+            missed.append(
+                {
+                    "half": c["half"],
+                    "kind": c["kind"],
+                    "item": c["item"],
+                    "status": st,
+                    "text": c["text"][:200],
+                }
+            )
     judged = {b["id"] for b in report.get("borderline", [])}
-    for c, r in zip(copies, planted, strict=True):
+    for c, r in zip(copies, planted[: len(copies)], strict=True):
         if r["id"] in judged:
             halves[c["half"]]["borderline"] = halves[c["half"]].get("borderline", 0) + 1
     for h in halves.values():
@@ -304,6 +365,16 @@ def measure_paraphrased(
         for r, st in zip(clean, status[len(copies) :], strict=True)
         if st != "kept"
     ]
+    negative_by_kind: dict = {}
+    negative_hits = []
+    for c, st in zip(negatives, negative_status, strict=True):
+        k = negative_by_kind.setdefault(c["kind"], [0, 0])
+        k[1] += 1
+        if st != "kept":
+            k[0] += 1
+            negative_hits.append(
+                {"kind": c["kind"], "item": c["item"], "status": st, "text": c["text"][:200]}
+            )
     by_source: dict = {}
     for r in clean:
         by_source[r["source"]] = by_source.get(r["source"], 0) + 1
@@ -316,6 +387,10 @@ def measure_paraphrased(
         "clean_by_source": by_source,
         "false_hits": len(false_hits),
         "false_hit_rows": false_hits,
+        "negatives": len(negatives),
+        "negatives_flagged": len(negative_hits),
+        "negatives_flagged_by_kind": negative_by_kind,
+        "negative_hit_rows": negative_hits,
         "borderline_on_clean": sum(b["id"] in {r["id"] for r in clean} for b in report.get("borderline", [])),
         "missed": missed,
         "seconds": round(seconds, 2),
@@ -325,6 +400,9 @@ def measure_paraphrased(
 def _print_paraphrased(res: dict) -> None:
     label = "all layers" if res["fuzzy"] else "word n-grams only (before issue 21)"
     print(f"{label}: false hits {res['false_hits']} of {res['clean']} clean problems; {res['seconds']} s")
+    if res["negatives"]:
+        kinds = ", ".join(f"{k} {c}/{n}" for k, (c, n) in res["negatives_flagged_by_kind"].items())
+        print(f"  near-miss negatives flagged {res['negatives_flagged']} of {res['negatives']} ({kinds})")
     for half, h in res["halves"].items():
         kinds = ", ".join(f"{k} {c}/{n}" for k, (c, n) in h["by_kind"].items())
         print(f"  {half:<8} recall {h['recall']:.4f} ({h['caught']}/{h['planted']}; {kinds})")
@@ -368,6 +446,8 @@ def main(argv=None) -> int:
                     print("MISSED", json.dumps(m, ensure_ascii=False))
                 for h in res["false_hit_rows"]:
                     print("FALSE", json.dumps(h, ensure_ascii=False))
+                for h in res["negative_hit_rows"]:
+                    print("NEGATIVE FLAGGED", json.dumps(h, ensure_ascii=False))
         if args.json:
             args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False))
         return 0

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from mathdata.decontam import contest_key, decontaminate, math_anchor
+from mathdata.decontam import (
+    contest_key,
+    decontaminate,
+    math_anchor,
+    ngram_texts,
+    question_swapped,
+    word_verdict,
+)
 from mathdata.schema import new_record, to_table
 
 PLANTED = Path(__file__).resolve().parents[2] / "bench" / "data" / "decontam_paraphrased.jsonl"
@@ -32,7 +39,8 @@ def test_fuzzy_layer_catches_reworded_copies_the_word_ngrams_miss():
     status = after.column("status").to_pylist()
     caught = [i for i in missed_before if status[i] == f"contaminated:{reworded[i]['item']}"]
     assert len(caught) >= len(missed_before) - 1
-    assert {h["method"] for h in report["hits"] if h["row"] in caught} == {"fuzzy"}
+    methods = [h["method"] for h in report["hits"] if h["row"] in caught]
+    assert set(methods) <= {"fuzzy", "words"} and methods.count("fuzzy") >= len(caught) - 1
 
 
 def test_fuzzy_layer_leaves_clean_problems_on_the_same_topic_alone():
@@ -157,9 +165,9 @@ def test_short_item_layer_leaves_same_topic_problems_alone():
 PLANTED_V2 = PLANTED.with_name("decontam_paraphrased_v2.jsonl")
 # Measured once on the second planted set, written before the short-item layer (bench/results/
 # pipelines_decontam_paraphrased_v2.json): 573/600 = 0.955. The tiny-item rule was added after
-# reading those misses: 584/600 = 0.973 (..._v2_after_tiny.json; no longer a held-out figure). The
-# issue's 0.99 is NOT reached, so this asserts the floor measured with the code as it is.
-V2_RECALL_FLOOR = 0.97
+# reading those misses: 584/600 = 0.973 (..._v2_after_tiny.json); the word layer, tuned on v1 and
+# v2 (development data by then): 597/600 = 0.995. Held-out figures are v3's (bench/results).
+V2_RECALL_FLOOR = 0.99
 
 
 def test_recall_on_the_second_planted_set_holds_its_measured_floor():
@@ -188,3 +196,63 @@ def test_a_tiny_item_inside_a_preamble_is_caught_and_a_longer_text_around_it_is_
         "kept",
         "kept",
     ]
+
+
+# the word layer: short items reworded around their math, or with one number changed
+def test_word_layer_catches_short_copies_reworded_or_renumbered_and_leaves_near_misses_alone():
+    copies = [
+        "What does $(1+2i)6-3i$ equal?",  # reworded: "Evaluate $(1+2i)6-3i$."
+        "Express $555_{10}$ in base $7$.",  # one number changed (base 5)
+        "Convert $\\frac{67}{160}$ to a terminating decimal.",  # one number changed (57)
+        "Find $x$: $\\frac{x}2 + \\frac{x}3 = 5$.",  # reworded: "Solve for $x$: ..."
+    ]
+    near_misses = [
+        "Express $300_{10}$ in base $6$.",  # same template, its numbers changed
+        "Express $555_{5}$ in base $10$.",  # the other conversion
+        "Convert $\\frac{33}{80}$ to a terminating decimal.",
+        "Write $\\frac{3}{20}$ as a percent.",  # another ask of "Write 3/20 as a decimal."
+        "What is $(-1)^{(3^{2024})}$?",
+        "Expand $(u+4)(u-1)(u-3)(u+6)$.",  # "Simplify $(u+4)(u-1) - (u-3)(u+6)$."
+        "Solve \\[\\frac{|x^2 - 81|}{x^2 - 36x} > 0.\\]",  # the item asks for < 0
+        "Find the smallest value of $x$ that satisfies the equation $|5x-1|=x+3$.",  # item: largest
+    ]
+    table = to_table(_rows(copies + near_misses))
+    before, _ = decontaminate(table, fuzzy=False)
+    assert before.column("status").to_pylist()[: len(copies)] == ["kept"] * len(copies)
+    after, report = decontaminate(table)
+    assert after.column("status").to_pylist() == [
+        "contaminated:math500:test/algebra/1098.json",
+        "contaminated:math500:test/number_theory/847.json",
+        "contaminated:math500:test/number_theory/410.json",
+        "contaminated:math500:test/prealgebra/505.json",
+    ] + ["kept"] * len(near_misses)
+    assert {h["method"] for h in report["hits"]} == {"words"}
+
+
+def _tokens(text: str) -> list[str]:
+    return ngram_texts([text]).to_pylist()[0].split()
+
+
+def test_word_verdict_needs_the_math_run_the_words_and_something_left_after_a_number_change():
+    item = _tokens("Convert $\\frac{57}{160}$ to a terminating decimal.")
+    assert word_verdict(item, _tokens("Write $\\frac{57}{160}$ as a terminating decimal.")) == "reworded"
+    assert word_verdict(item, _tokens("Convert $\\frac{57}{170}$ to a terminating decimal.")) == "renumbered"
+    assert word_verdict(item, _tokens("Convert $\\frac{57}{160}$ to a percent.")) is None  # a word gone
+    assert word_verdict(item, _tokens("Convert $\\frac{51}{170}$ to a terminating decimal.")) is None
+    # one rare number changed and nothing distinctive left: any power of 1 would match
+    power = _tokens("What is $1^{(2^{235423523})}$?")
+    assert word_verdict(power, _tokens("What is $1^{(2^{235423526})}$?")) is None
+
+
+def test_question_swapped_sees_opposite_asks_and_turned_inequalities_not_synonyms():
+    assert question_swapped("Find the largest $x$ with $x^2<5$.", "Find the smallest $x$ with $x^2<5$.")
+    assert question_swapped("Solve $x^2-1<0$.", "Solve $x^2-1>0$.")
+    assert question_swapped("What is the sum of the roots?", "What is the product of the roots?")
+    assert not question_swapped(
+        "Find the largest $x$ with $x^2<5$.", "What is the greatest $x$ where $x^2 < 5$?"
+    )
+    assert not question_swapped("Solve $x \\le 3$.", "Solve $x <= 3$.")
+    assert not question_swapped(
+        "The polynomial $p$ is a factor of $q$.",
+        "The polynomial $p$ is a divisor of $q$. Enter the least one.",
+    )
