@@ -40,7 +40,9 @@ class State:
         self.reset()
 
     def reset(self) -> None:
+        """New stats; requests still in flight from before (an earlier test's hung call) no longer count."""
         with self.lock:
+            self.epoch = getattr(self, "epoch", 0) + 1
             self.stats = {
                 "requests": 0,
                 "by_action": {},
@@ -160,6 +162,7 @@ class Handler(BaseHTTPRequestHandler):
             s["requests"] += 1
             s["by_action"][action] = s["by_action"].get(action, 0) + 1
             STATE.tick(+1)
+            epoch = STATE.epoch
             key = str(hash(text))
             sample = s["prompts"].get(key, 0)
             s["prompts"][key] = sample + 1
@@ -209,7 +212,8 @@ class Handler(BaseHTTPRequestHandler):
             pass  # the client gave up (timeout); nothing to answer
         finally:
             with STATE.lock:
-                STATE.tick(-1)
+                if STATE.epoch == epoch:  # a request from before a reset left the old stats
+                    STATE.tick(-1)
 
 
 class Server(ThreadingHTTPServer):
