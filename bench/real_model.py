@@ -10,6 +10,7 @@ from `bash scripts/real_model_setup.sh` (cache: $DAPO_CACHE, default ~/.cache/da
     python bench/real_model.py judge EVAL_OUT... [--flips-out FILE]   # part 3: judge on rule negatives
         # (endpoint and model from OPENAI_BASE_URL / DAPO_JUDGE_MODEL; DAPO_JUDGE_CACHE, DAPO_JUDGE_TIMEOUT)
     python bench/real_model.py difficulty-set OUT_DIR   # OUT_DIR/build.yaml: difficulty on 25 MAWPS + 25 GSM8K
+    python bench/real_model.py difficulty-report BUILD_OUT   # part 4: pass-rate histogram, seconds, tokens
 """
 
 from __future__ import annotations
@@ -224,7 +225,7 @@ REWRITE_LLM = {"concurrency": 1, "timeout_s": 1800, "max_retries": 1, "max_token
 REWRITE_SOLVER_K = 2
 
 
-def write_difficulty_config(out: Path, *, per_source: int = 25, n: int = 4, max_tokens: int = 128) -> Path:
+def write_difficulty_config(out: Path, *, per_source: int = 25, n: int = 2, max_tokens: int = 128) -> Path:
     """OUT/build.yaml: the difficulty stage (issue 24 part 4) over the first `per_source` MAWPS and
     GSM8K test problems (easy and harder word problems, so the pass rates can spread), rules only
     (integer answers), `n` samples per problem of at most `max_tokens` tokens."""
@@ -356,7 +357,37 @@ def judge_rule_negatives(eval_dirs: list[Path], judge: dict, flips_out: Path | N
     }
 
 
+def difficulty_report(build: Path) -> dict:
+    """Issue 24 part 4 figures from a build's own records and summary: the pass-rate histogram (all and
+    by source), the records marked, the stage's seconds and the endpoint's token usage."""
+    from collections import Counter
+
+    from mathdata.store import read_table
+
+    rows = read_table(Path(build) / "records").to_pylist()
+    rates: dict[str, list[float]] = {}
+    for r in rows:
+        d = json.loads(r["checks"] or "{}").get("difficulty")
+        if isinstance(d, dict) and d.get("pass_rate") is not None:
+            rates.setdefault(r["source"], []).append(d["pass_rate"])
+    summary = json.loads((Path(build) / "summary.json").read_text())
+    stage = next((s for s in summary["stages"] if s["name"] == "difficulty"), {})
+    every = [x for v in rates.values() for x in v]
+    return {
+        "problems_rated": len(every),
+        "histogram": dict(sorted(Counter(every).items())),
+        "by_source": {k: dict(sorted(Counter(v).items())) for k, v in sorted(rates.items())},
+        "mean_pass_rate": round(sum(every) / len(every), 4) if every else None,
+        "status": dict(Counter(str(r["status"]).split(":")[0] for r in rows)),
+        "difficulty_seconds": stage.get("seconds"),
+        "llm_usage": summary.get("llm_usage"),
+    }
+
+
 def main(argv: list[str]) -> None:
+    if len(argv) >= 2 and argv[0] == "difficulty-report":
+        print(json.dumps(difficulty_report(Path(argv[1])), indent=1))
+        return
     if len(argv) >= 2 and argv[0] == "judge":
         dirs = [Path(a) for a in argv[1:] if not a.startswith("--") and a != argv[argv.index("--flips-out") + 1]] \
             if "--flips-out" in argv else [Path(a) for a in argv[1:] if not a.startswith("--")]  # fmt: skip
