@@ -4,6 +4,13 @@ Used by tests/real_model/ and by hand for the figures in bench/results/real_mode
 from `bash scripts/real_model_setup.sh` (cache: $DAPO_CACHE, default ~/.cache/dapo-toolkit).
 
     python bench/real_model.py corpus OUT_DIR [--n 16]   # records + verl/train.parquet of short GSM8K problems
+    python bench/real_model.py rewrite-set RULES_BUILD OUT_DIR [--olympiad 20] [--scibench 10]
+        # the problems a rules-only build left `needs_llm`, as source-format JSONL + OUT_DIR/build.yaml
+    python bench/real_model.py rewrite-report BUILD_OUT [--kept-out FILE]   # part 1 counts (+ kept rows)
+    python bench/real_model.py judge EVAL_OUT... [--flips-out FILE]   # part 3: judge on rule negatives
+        # (endpoint and model from OPENAI_BASE_URL / DAPO_JUDGE_MODEL; DAPO_JUDGE_CACHE, DAPO_JUDGE_TIMEOUT)
+    python bench/real_model.py difficulty-set OUT_DIR   # OUT_DIR/build.yaml: difficulty on 25 MAWPS + 25 GSM8K
+    python bench/real_model.py difficulty-report BUILD_OUT   # part 4: pass-rate histogram, seconds, tokens
 """
 
 from __future__ import annotations
@@ -151,7 +158,258 @@ def llama_server(model: Path, *, alias: str, n_ctx: int = 4096, threads: int | N
             sink.close()
 
 
+SOURCES = Path(os.environ.get("DAPO_SHARED_SOURCES", REPO.parent.parent / "shared" / "data" / "sources"))
+# (source file, the source's id column, record source name, needs_llm reasons that qualify)
+REWRITE_SOURCES = {
+    "olympiad": ("olympiadbench.jsonl", ("id", "question"), "import:olympiadbench",
+                 ("expression in variables", "irrational form", "tuple", "interval", "equation or function")),
+    "scibench": ("scibench.jsonl", ("problemid", "problem_text"), "import:scibench", ("decimal not proven exact",)),
+}  # fmt: skip
+
+
+def rule_misses(rules_build: Path, source: str, reasons: tuple[str, ...], n: int) -> list[tuple[str, str]]:
+    """(source_ref, statement) of the `n` shortest records a rules-only build left `needs_llm` for one of `reasons`
+    (shortest: the cheapest prompts on a CPU; a bias toward short statements, said in the results)."""
+    from mathdata.store import read_table
+
+    rows = [r for r in read_table(Path(rules_build) / "records").to_pylist()
+            if r["source"] == source and str(r["status"]).startswith("needs_llm")
+            and any(x in r["status"] for x in reasons)]  # fmt: skip
+    rows.sort(key=lambda r: (len(r["original_problem"]), str(r["source_ref"])))
+    return [(str(r["source_ref"]), r["original_problem"].strip()) for r in rows[:n]]
+
+
+def write_rewrite_set(rules_build: Path, out: Path, counts: dict[str, int], llm: dict) -> Path:
+    """OUT/<source>.jsonl (the chosen rows, verbatim) and OUT/build.yaml: the LLM rewrite + solver
+    agreement build of issue 24 part 1 over them. Returns the config path."""
+    import yaml
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    sources = []
+    for key, n in counts.items():
+        fname, (id_col, text_col), name, reasons = REWRITE_SOURCES[key]
+        refs = set(rule_misses(rules_build, name, reasons, n))  # (id, statement): SciBench repeats ids
+        lines = [line for line in (SOURCES / fname).read_text().splitlines() if line.strip()
+                 and (str(json.loads(line)[id_col]), str(json.loads(line)[text_col]).strip()) in refs]  # fmt: skip
+        if len(lines) != len(refs):
+            raise ValueError(f"{SOURCES / fname}: found {len(lines)} of the {len(refs)} rows chosen")
+        (out / fname).write_text("\n".join(lines) + "\n")
+        src = {"kind": "import", "name": name.split(":", 1)[1], "path": fname}
+        if key == "scibench":
+            src["mapping"] = {"original_problem": "problem_text", "original_answer": "answer_number",
+                              "source_ref": "problemid"}  # fmt: skip
+        sources.append(src)
+    cfg = {
+        "name": "real-model-rewrite",
+        "description": "Rule misses (OlympiadBench expressions, SciBench decimals) through the LLM rewrite, "
+        "checked by solver agreement from the same model.",
+        "sources": sources,
+        "llm": llm,
+        "rewrite": {"rules": True, "llm": True},
+        "validate": {
+            "consistency": True,
+            "solver": {"enabled": True, "k": REWRITE_SOLVER_K, "temperature": 0.7},
+        },
+        "dedup": {"enabled": False},
+        "decontaminate": {"enabled": False},
+        "export": {"verl": False},
+    }
+    path = out / "build.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+# one request at a time, explicit per-reply token bound, long timeouts: ~3 tokens/s on a shared CPU
+REWRITE_LLM = {"concurrency": 1, "timeout_s": 1800, "max_retries": 1, "max_tokens": 384, "temperature": 0.0}
+REWRITE_SOLVER_K = 2
+
+
+def write_difficulty_config(out: Path, *, per_source: int = 25, n: int = 2, max_tokens: int = 128) -> Path:
+    """OUT/build.yaml: the difficulty stage (issue 24 part 4) over the first `per_source` MAWPS and
+    GSM8K test problems (easy and harder word problems, so the pass rates can spread), rules only
+    (integer answers), `n` samples per problem of at most `max_tokens` tokens."""
+    import yaml
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = {
+        "name": "real-model-difficulty",
+        "description": "Pass rate of a real model on word problems (issue 24 part 4).",
+        "sources": [
+            {
+                "kind": "import",
+                "name": "mawps",
+                "path": str(SOURCES / "qwen_eval_mawps.jsonl"),
+                "limit": per_source,
+                "mapping": {"original_problem": "input", "original_answer": "target", "source_ref": "idx"},
+            },
+            # +1: the rules leave one of the first 25 (a candle's centimetres per hour) to a solver
+            {
+                "kind": "import",
+                "name": "gsm8k",
+                "path": str(SOURCES / "gsm8k_test.jsonl"),
+                "limit": per_source + 1,
+            },
+        ],  # fmt: skip
+        "llm": {"concurrency": 1, "timeout_s": 900, "max_retries": 1, "max_tokens": max_tokens},
+        "rewrite": {"rules": True},
+        "validate": {"consistency": True},
+        "difficulty": {"enabled": True, "n": n, "temperature": 1.0},
+        "dedup": {"enabled": False},
+        "decontaminate": {"enabled": False},
+        "export": {"verl": False},
+    }
+    path = out / "build.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def _reason(status: str) -> str:
+    """A status's reason class: `llm_unparsed: llm declined`, `solver_disagrees`, `kept`, ..."""
+    head, _, rest = status.partition(":")
+    if head == "llm_unparsed":
+        rest = rest.strip()
+        for cls in ("llm declined", "is not an integer", "sections, expected 1", "not valid JSON", "empty"):
+            if cls in rest:
+                return f"llm_unparsed: {cls}" + (" (after a format retry)" if "format retr" in rest else "")
+        return "llm_unparsed: other"
+    return head
+
+
+def rewrite_report(build: Path, kept_out: Path | None = None) -> dict:
+    """Issue 24 part 1 counts from a build's own records: replies that parsed, kept, rejected by reason;
+    with `kept_out`, every kept LLM rewrite as blind-labelling rows (statement and answers only)."""
+    from collections import Counter
+
+    from mathdata.store import read_table
+
+    rows = read_table(Path(build) / "records").to_pylist()
+    llm_rows = [
+        r for r in rows if r["transform"] == "llm" or str(r["status"]).startswith(("llm_", "needs_llm"))
+    ]
+    parsed = [r for r in llm_rows if r["transform"] == "llm"]
+    retried = [r for r in llm_rows if "format_retries" in (r["transform_detail"] or "")
+               or "format retr" in str(r["status"])]  # fmt: skip
+    kept = [r for r in parsed if r["status"] == "kept"]
+    solver = Counter()
+    for r in parsed:
+        got = json.loads(r["checks"] or "{}").get("solver") or {}
+        if isinstance(got, dict) and "agree" in got:
+            solver[f"{got['agree']}/{got['k']}"] += 1
+    report = {
+        "records": len(rows),
+        "sent_to_llm": len(llm_rows),
+        "parsed": len(parsed),
+        "format_retried": len(retried),
+        "format_retried_then_parsed": sum(1 for r in retried if r["transform"] == "llm"),
+        "kept": len(kept),
+        "by_reason": dict(Counter(_reason(str(r["status"])) for r in llm_rows).most_common()),
+        "solver_agreement": dict(sorted(solver.items())),
+    }
+    if kept_out is not None:
+        lines = [json.dumps({"id": r["id"], "original_problem": r["original_problem"],
+                             "original_answer": r["original_answer"], "rewritten_problem": r["problem"],
+                             "rewritten_answer": r["answer"]}, ensure_ascii=False) for r in kept]  # fmt: skip
+        Path(kept_out).write_text("".join(line + "\n" for line in lines))
+    return report
+
+
+def judge_rule_negatives(eval_dirs: list[Path], judge: dict, flips_out: Path | None = None) -> dict:
+    """Issue 24 part 3: the verifier's judge (verifiers.batch.score_batch with `judge`, the reward's
+    own path) on the responses the rules graded wrong in `dapo eval` runs (their samples.parquet) of
+    bundled benchmarks. Counts by judge reason; with `flips_out`, every flipped verdict as
+    blind-labelling rows (problem, gold, the response's extracted final answer)."""
+    from collections import Counter
+
+    import pyarrow.parquet as pq
+
+    from evals.benchmarks import load_benchmark_problems
+    from verifiers.batch import score_batch
+    from verifiers.judge import judgeable
+
+    negatives, questions = [], {}
+    for d in eval_dirs:
+        for r in pq.read_table(Path(d) / "samples.parquet").to_pylist():
+            if r["correct"]:
+                continue
+            if r["benchmark"] not in questions:
+                questions[r["benchmark"]] = {
+                    p.id: p.problem for p in load_benchmark_problems(r["benchmark"]).problems
+                }
+            negatives.append({**r, "question": questions[r["benchmark"]][r["problem_id"]], "run": str(d)})
+    sent = [r for r in negatives if judgeable(r["reason"], r["extracted_answer"])]
+    results = score_batch([r["response"] for r in sent], [r["gold"] for r in sent], workers=1, judge=judge,
+                          questions=[r["question"] for r in sent],
+                          cut_off=[r["finish_reason"] == "length" for r in sent])  # fmt: skip
+    flips = [(r, res) for r, res in zip(sent, results, strict=True) if res.acc == 1.0]
+    if flips_out is not None:
+        Path(flips_out).write_text("".join(json.dumps({"id": f"{r['benchmark']}:{r['problem_id']}:{r['sample_index']}",
+            "problem": r["question"], "gold": r["gold"], "final_answer": res.extracted}, ensure_ascii=False) + "\n"
+            for r, res in flips))  # fmt: skip
+    return {
+        "rule_negatives": len(negatives),
+        "not_judgeable": dict(Counter(r["reason"] for r in negatives if r not in sent)),
+        "sent_to_judge": len(sent),
+        "judge_reasons": dict(Counter(res.reason for res in results)),
+        "flipped": len(flips),
+        "flipped_cases": [(r["problem_id"], r["gold"], res.extracted) for r, res in flips],
+    }
+
+
+def difficulty_report(build: Path) -> dict:
+    """Issue 24 part 4 figures from a build's own records and summary: the pass-rate histogram (all and
+    by source), the records marked, the stage's seconds and the endpoint's token usage."""
+    from collections import Counter
+
+    from mathdata.store import read_table
+
+    rows = read_table(Path(build) / "records").to_pylist()
+    rates: dict[str, list[float]] = {}
+    for r in rows:
+        d = json.loads(r["checks"] or "{}").get("difficulty")
+        if isinstance(d, dict) and d.get("pass_rate") is not None:
+            rates.setdefault(r["source"], []).append(d["pass_rate"])
+    summary = json.loads((Path(build) / "summary.json").read_text())
+    stage = next((s for s in summary["stages"] if s["name"] == "difficulty"), {})
+    every = [x for v in rates.values() for x in v]
+    return {
+        "problems_rated": len(every),
+        "histogram": dict(sorted(Counter(every).items())),
+        "by_source": {k: dict(sorted(Counter(v).items())) for k, v in sorted(rates.items())},
+        "mean_pass_rate": round(sum(every) / len(every), 4) if every else None,
+        "status": dict(Counter(str(r["status"]).split(":")[0] for r in rows)),
+        "difficulty_seconds": stage.get("seconds"),
+        "llm_usage": summary.get("llm_usage"),
+    }
+
+
 def main(argv: list[str]) -> None:
+    if len(argv) >= 2 and argv[0] == "difficulty-report":
+        print(json.dumps(difficulty_report(Path(argv[1])), indent=1))
+        return
+    if len(argv) >= 2 and argv[0] == "judge":
+        dirs = [Path(a) for a in argv[1:] if not a.startswith("--") and a != argv[argv.index("--flips-out") + 1]] \
+            if "--flips-out" in argv else [Path(a) for a in argv[1:] if not a.startswith("--")]  # fmt: skip
+        flips_out = Path(argv[argv.index("--flips-out") + 1]) if "--flips-out" in argv else None
+        judge = {"concurrency": 1, "call_timeout_s": float(os.environ.get("DAPO_JUDGE_TIMEOUT", "300")),
+                 "max_retries": 1, "cache_dir": os.environ.get("DAPO_JUDGE_CACHE")}  # fmt: skip
+        print(json.dumps(judge_rule_negatives(dirs, judge, flips_out), indent=1, ensure_ascii=False))
+        return
+    if len(argv) >= 2 and argv[0] == "rewrite-report":
+        kept_out = Path(argv[argv.index("--kept-out") + 1]) if "--kept-out" in argv else None
+        print(json.dumps(rewrite_report(Path(argv[1]), kept_out), indent=1))
+        return
+    if len(argv) >= 2 and argv[0] == "difficulty-set":
+        print(write_difficulty_config(Path(argv[1])))
+        return
+    if len(argv) >= 3 and argv[0] == "rewrite-set":
+        counts = {
+            "olympiad": int(argv[argv.index("--olympiad") + 1]) if "--olympiad" in argv else 20,
+            "scibench": int(argv[argv.index("--scibench") + 1]) if "--scibench" in argv else 10,
+        }
+        print(write_rewrite_set(Path(argv[1]), Path(argv[2]), counts, REWRITE_LLM))
+        return
     if len(argv) >= 2 and argv[0] == "corpus":
         n = int(argv[argv.index("--n") + 1]) if "--n" in argv else 16
         print(write_corpus(Path(argv[1]), n))

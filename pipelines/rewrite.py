@@ -87,6 +87,29 @@ class ReplyError(ValueError):
     """The LLM reply is unusable; the message is the reject reason."""
 
 
+# Sent once when a reply cannot be read (tags missing, duplicated or not an integer): small instruct
+# models often solve the problem in prose and forget the tags, and one reminder with the exact error
+# is cheaper than losing the record. A reply that declines (NONE) is an answer, never retried.
+FORMAT_RETRY = (
+    "Your reply could not be read: {error}. Reply again with exactly the four tagged sections "
+    "<format>...</format> <problem>...</problem> <solution>...</solution> <answer>INTEGER</answer>, "
+    "each once, nothing else; keep the solution short; the answer is one integer with no units, "
+    "or NONE."
+)
+
+
+def format_retry_messages(messages: list[dict], reply: str, error: ReplyError) -> list[dict]:
+    """The conversation plus the unreadable reply and a reminder that names what was wrong."""
+    return messages + [
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": FORMAT_RETRY.format(error=error)},
+    ]
+
+
+def _retry_format(error: ReplyError) -> bool:
+    return not str(error).startswith("llm declined")
+
+
 @dataclass
 class LLMRewrite:
     format: str
@@ -188,9 +211,16 @@ def _miss_status(miss: Miss) -> str:
 
 
 async def rewrite_record(
-    record: dict, llm=None, *, cross_check: bool = False, use_rules: bool = True
+    record: dict,
+    llm=None,
+    *,
+    cross_check: bool = False,
+    use_rules: bool = True,
+    format_retries: int = 1,
 ) -> dict:
-    """Rules first; on a miss (or with `cross_check`) ask the LLM; rejects carry their reason."""
+    """Rules first; on a miss (or with `cross_check`) ask the LLM; rejects carry their reason. A reply
+    that cannot be read is asked again up to `format_retries` times, naming the error (FORMAT_RETRY);
+    the record then says so in `transform_detail.format_retries` or in its reject reason."""
     from pipelines.llm import BudgetExceeded, LLMError
 
     done, miss = rewrite_with_rules(record, use_rules=use_rules)
@@ -201,17 +231,29 @@ async def rewrite_record(
         return {**record, "status": _miss_status(miss)}
     if miss is None and not (cross_check and llm is not None and ruled):
         return done
+    retried = 0
     try:
         # `problem` when classify already cleaned the statement (an AMC stem without its choices)
         statement = record.get("problem") or record["original_problem"]
-        reply = await llm.complete(build_messages(statement, record.get("original_answer")))
-        parsed = parse_reply(reply.text)
+        messages = build_messages(statement, record.get("original_answer"))
+        reply = await llm.complete(messages)
+        while True:
+            try:
+                parsed = parse_reply(reply.text)
+                break
+            except ReplyError as e:
+                if retried >= format_retries or not _retry_format(e):
+                    raise
+                messages = format_retry_messages(messages, reply.text, e)
+                retried += 1
+                reply = await llm.complete(messages)
     except BudgetExceeded as e:
         return {**record, "status": f"llm_budget: {e}"}
     except LLMError as e:
         return {**record, "status": f"llm_error: {e}"}
     except ReplyError as e:
-        return {**record, "status": f"llm_unparsed: {e}"}
+        after = f" (after {retried} format retr{'y' if retried == 1 else 'ies'})" if retried else ""
+        return {**record, "status": f"llm_unparsed: {e}{after}"}
     if ruled:
         if parsed.answer != done["answer"]:
             detail = json.loads(done["transform_detail"] or "{}")
@@ -227,6 +269,8 @@ async def rewrite_record(
         "rule_miss": miss.reason if miss else None,
         "solution": parsed.solution,
     }
+    if retried:
+        detail["format_retries"] = retried
     return {
         **record,
         "problem": parsed.problem,

@@ -55,6 +55,9 @@ class RewriteConfig(Strict):
     cross_check: bool = Field(
         False, description="also ask the LLM where a rule succeeded; reject disagreements"
     )
+    format_retries: int = Field(
+        1, ge=0, description="ask again, naming the error, when an LLM reply cannot be read"
+    )
 
 
 class SolverConfig(Strict):
@@ -181,7 +184,11 @@ class RewriteStep(Step):
         if self.llm is None:
             return rewrite_record_sync(record, use_rules=self.config.rules)
         return rewrite_record(
-            record, self.llm, cross_check=self.config.cross_check, use_rules=self.config.rules
+            record,
+            self.llm,
+            cross_check=self.config.cross_check,
+            use_rules=self.config.rules,
+            format_retries=self.config.format_retries,
         )
 
 

@@ -8,7 +8,7 @@ import pytest
 from mathdata.schema import new_record
 from pipelines.llm import LLMClient, LLMSettings
 from pipelines.report import rules_report_file
-from pipelines.rewrite import ReplyError, build_messages, parse_reply, rewrite_record
+from pipelines.rewrite import ReplyError, build_messages, format_retry_messages, parse_reply, rewrite_record
 
 GOOD = (
     "<format>A set of ordered pairs.</format>\n<problem>Find the sum of x+y over all pairs (x, y) "
@@ -101,6 +101,46 @@ def test_unusable_replies_are_rejected_with_the_reason(server, tmp_path, reply, 
     out, _ = _run(_rec("Find all pairs.", "(1,2)"), server, tmp_path)
     assert out["status"].startswith(status)
     assert out["answer"] is None
+
+
+# what Qwen2.5-Coder-1.5B-Instruct wrote for an OlympiadBench problem (bench/results/real_model.md):
+# the four steps in markdown headings, no tags
+CHATTY = (
+    "### Step 1: Extract the answer format\nThe answer is an expression in n.\n\n"
+    "### Step 4: Give the integer\nThe answer is 1024."
+)
+
+
+def test_an_unreadable_reply_is_asked_again_once_naming_the_error(server, tmp_path):
+    server.script(CHATTY, rules=[{"match": "could not be read", "content": GOOD.format(answer="20")}])
+    out, client = _run(_rec("Find all pairs (x, y) with x^2-y^2=15.", "(8,7), (4,1)"), server, tmp_path)
+    assert out["status"] == "kept" and out["answer"] == "20"
+    assert json.loads(out["transform_detail"])["format_retries"] == 1
+    assert client.usage["requests"] == 2  # the second matched the reminder's wording
+
+
+def test_format_retries_are_bounded_and_said_in_the_reason(server, tmp_path):
+    server.script(CHATTY)
+    out, client = _run(_rec("Find all pairs, once more.", "(1,2)"), server, tmp_path)
+    assert (
+        out["status"] == "llm_unparsed: llm reply has 0 <format> sections, expected 1 (after 1 format retry)"
+    )
+    assert client.usage["requests"] == 2 and out["answer"] is None
+    server.script(GOOD.format(answer="NONE"))  # a decline is an answer: not asked again
+    out, client = _run(_rec("Describe all pairs.", "(1,2)"), server, tmp_path)
+    assert out["status"].startswith("llm_unparsed: llm declined") and client.usage["requests"] == 1
+
+
+def test_format_retry_message_names_the_error_and_keeps_the_reply():
+    msgs = build_messages("Find all pairs.", "(1,2)")
+    err = ReplyError("llm answer '20 apples' is not an integer")
+    again = format_retry_messages(msgs, CHATTY, err)
+    assert again[: len(msgs)] == msgs
+    assert again[-2] == {"role": "assistant", "content": CHATTY}
+    assert (
+        "'20 apples' is not an integer" in again[-1]["content"]
+        and "<answer>INTEGER</answer>" in again[-1]["content"]
+    )
 
 
 def test_endpoint_failure_and_budget_reject(server, tmp_path):
