@@ -182,7 +182,6 @@ def rule_misses(rules_build: Path, source: str, reasons: tuple[str, ...], n: int
 def write_rewrite_set(rules_build: Path, out: Path, counts: dict[str, int], llm: dict) -> Path:
     """OUT/<source>.jsonl (the chosen rows, verbatim) and OUT/build.yaml: the LLM rewrite + solver
     agreement build of issue 24 part 1 over them. Returns the config path."""
-    import yaml
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -211,13 +210,8 @@ def write_rewrite_set(rules_build: Path, out: Path, counts: dict[str, int], llm:
             "consistency": True,
             "solver": {"enabled": True, "k": REWRITE_SOLVER_K, "temperature": 0.7},
         },
-        "dedup": {"enabled": False},
-        "decontaminate": {"enabled": False},
-        "export": {"verl": False},
     }
-    path = out / "build.yaml"
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return path
+    return _write_build(out, cfg)
 
 
 # one request at a time, explicit per-reply token bound, long timeouts: ~3 tokens/s on a shared CPU
@@ -229,7 +223,6 @@ def write_difficulty_config(out: Path, *, per_source: int = 25, n: int = 2, max_
     """OUT/build.yaml: the difficulty stage (issue 24 part 4) over the first `per_source` MAWPS and
     GSM8K test problems (easy and harder word problems, so the pass rates can spread), rules only
     (integer answers), `n` samples per problem of at most `max_tokens` tokens."""
-    import yaml
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -256,10 +249,15 @@ def write_difficulty_config(out: Path, *, per_source: int = 25, n: int = 2, max_
         "rewrite": {"rules": True},
         "validate": {"consistency": True},
         "difficulty": {"enabled": True, "n": n, "temperature": 1.0},
-        "dedup": {"enabled": False},
-        "decontaminate": {"enabled": False},
-        "export": {"verl": False},
     }
+    return _write_build(out, cfg)
+
+
+def _write_build(out: Path, cfg: dict) -> Path:
+    """OUT/build.yaml for a one-stage measurement: no dedup, decontamination or export."""
+    import yaml
+
+    cfg = {**cfg, "dedup": {"enabled": False}, "decontaminate": {"enabled": False}, "export": {"verl": False}}
     path = out / "build.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
