@@ -8,6 +8,7 @@ Needs the vLLM venv (`bash scripts/vllm_cpu_setup.sh`, at .venv-vllm or $VLLM_VE
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -130,7 +131,8 @@ def test_rewrite_and_solver_against_real_vllm(vllm_url, tmp_path):
         for i in range(3, 6)
     ]
     client = LLMClient(settings, cache_dir=tmp_path / "cache")
-    outs = _run(client, [rewrite_record(r, client) for r in recs])
+    # no format retry here: one request per record, so the usage and cache counts are exact
+    outs = _run(client, [rewrite_record(r, client, format_retries=0) for r in recs])
     assert client.usage["requests"] == 3 and client.usage["completions"] == 3
     assert client.usage["prompt_tokens"] > 3 * 500  # the few-shot prompt really went out
     assert 0 < client.usage["completion_tokens"] <= 3 * 48
@@ -139,9 +141,17 @@ def test_rewrite_and_solver_against_real_vllm(vllm_url, tmp_path):
     assert any(o["status"].startswith("llm_unparsed:") for o in outs)
 
     again = LLMClient(settings, cache_dir=tmp_path / "cache")
-    outs2 = _run(again, [rewrite_record(r, again) for r in recs])
+    outs2 = _run(again, [rewrite_record(r, again, format_retries=0) for r in recs])
     assert again.usage["requests"] == 0 and again.usage["cache_hits"] == 3
     assert [o["status"] for o in outs2] == [o["status"] for o in outs]
+
+    # the default asks once more when a reply cannot be read (not when it declines): the record says
+    # so, and the client made exactly one request more
+    retry = LLMClient(settings)
+    first = _run(retry, [rewrite_record(recs[0], retry)])[0]
+    detail = json.loads(first.get("transform_detail") or "{}")
+    retried = "(after 1 format retry)" in first["status"] or detail.get("format_retries") == 1
+    assert retry.usage["requests"] == 1 + retried
 
     ruled = new_record(
         source="import:t", original_problem="Compute the ratio.", original_answer="\\frac{3}{8}"
