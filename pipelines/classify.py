@@ -214,6 +214,21 @@ _GIVEN_APPROX = re.compile(
 )
 
 
+# the text signals of a science or applied computation, in the order they are reported
+_SCIENCE_SIGNALS = (
+    ("physical constant", _SCI_CONSTANTS),
+    ("science unit", _SCI_UNITS),
+    ("scientific notation", _SCI_NOTATION),
+    ("science or applied vocabulary", _SCI_WORDS),
+    ("logarithm or exponential", _LOGS),
+    ("given approximation", _GIVEN_APPROX),
+    ("statistical table", _TABLE_STATS),
+    ("finance model", _FINANCE_MODEL),
+    ("measured quantity", _MEASURED),
+    ("speed unit", _SPEED),
+)
+
+
 def science_signals(text: str, extra: dict | None = None) -> list[str]:
     """Why a statement is science or applied (its key depends on constants or data), or [].
 
@@ -226,26 +241,7 @@ def science_signals(text: str, extra: dict | None = None) -> list[str]:
     out = []
     if extra and str(extra.get("unit") or "").strip():
         out.append("source unit field")
-    if _SCI_CONSTANTS.search(text):
-        out.append("physical constant")
-    if _SCI_UNITS.search(text):
-        out.append("science unit")
-    if _SCI_NOTATION.search(text):
-        out.append("scientific notation")
-    if _SCI_WORDS.search(text):
-        out.append("science or applied vocabulary")
-    if _LOGS.search(text):
-        out.append("logarithm or exponential")
-    if _GIVEN_APPROX.search(text):
-        out.append("given approximation")
-    if _TABLE_STATS.search(text):
-        out.append("statistical table")
-    if _FINANCE_MODEL.search(text):
-        out.append("finance model")
-    if _MEASURED.search(text):
-        out.append("measured quantity")
-    if _SPEED.search(text):
-        out.append("speed unit")
+    out += [label for label, pattern in _SCIENCE_SIGNALS if pattern.search(text)]
     # science words and a number in scientific notation: a computation on measured data
     if "science or applied vocabulary" in out and (
         "scientific notation" in out or "measured quantity" in out
