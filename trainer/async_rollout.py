@@ -51,6 +51,7 @@ import time
 import traceback
 from dataclasses import asdict, dataclass
 from functools import partial
+from pathlib import Path
 
 import torch
 
@@ -87,6 +88,7 @@ class Produced:
     surplus_state: list
     stale_dropped: int  # carried groups dropped for being older than the bound
     gen_time: float  # the producer's seconds for this batch
+    weight_loads: int = 0  # policy versions the producer's engine has loaded so far (vLLM: reloads)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -109,14 +111,13 @@ def _producer_main(spec: dict, weights_q, out_q) -> None:
         D.become_process_local()  # forked from a torchrun rank: no collectives here, collect samples whole batches
         torch.set_num_threads(spec["threads"])
         from trainer.model import quiet_transformers
-        from trainer.rollout import HFEngine
 
         quiet_transformers()
         model = spec["model_cls"](spec["model_config"])
         model.load_state_dict(spec["state"])
         model.generation_config = spec["generation_config"]
         model.eval().requires_grad_(False)
-        engine = HFEngine(model, spec["tok"])
+        engine, loads = _producer_engine(spec, model), 0
         prompts: list[Prompt] = spec["prompts"]
         sampler = PromptSampler(len(prompts), spec["seed"], weights=spec["weights"])
         if spec["sampler_state"] is not None:
@@ -134,7 +135,9 @@ def _producer_main(spec: dict, weights_q, out_q) -> None:
                 v, state = msg
                 if v == need:
                     model.load_state_dict(state)
-                    version = v
+                    if spec["vllm"] is not None:
+                        engine.sync_weights(model)  # vLLM reloads the version's weights in place
+                    version, loads = v, loads + 1
             if version != need:
                 raise RuntimeError(f"producer holds policy version {version} but batch {j} needs {need}")
             t0 = time.perf_counter()
@@ -145,13 +148,25 @@ def _producer_main(spec: dict, weights_q, out_q) -> None:
                 g.version = need
             if spec["keep_surplus"]:
                 surplus.put(rb.surplus)
-            out_q.put(
-                Produced(
-                    j, need, rb, sampler.state_dict(), surplus.state_dict(), dropped, time.perf_counter() - t0
-                )  # fmt: skip
-            )
+            gen_time = time.perf_counter() - t0
+            state = (sampler.state_dict(), surplus.state_dict())
+            out_q.put(Produced(j, need, rb, *state, dropped, gen_time, loads))
     except BaseException:  # noqa: BLE001 - the learner re-raises it with this traceback
         out_q.put(("error", traceback.format_exc()))
+
+
+def _producer_engine(spec: dict, model):
+    """The producer's rollout engine: transformers on its own copy of the policy, or a vLLM engine
+    started from it in this process (its workers are this process's children; torchrun's variables
+    hidden so they form their own group)."""
+    if spec["vllm"] is None:
+        from trainer.rollout import HFEngine
+
+        return HFEngine(model, spec["tok"])
+    from trainer.vllm_engine import VLLMEngine
+
+    with D.without_torchrun_env():
+        return VLLMEngine.from_model(model, spec["tok"], spec["vllm"]["workdir"], **spec["vllm"]["kwargs"])
 
 
 class AsyncRollouts:
@@ -185,7 +200,7 @@ class AsyncRollouts:
             "generation_config": model.generation_config, "state": _weights(model), "tok": tok,
             "prompts": prompts, "weights": weights, "seed": t.seed, "sampler_state": sampler_state,
             "surplus_state": surplus_state, "version": start, "k": self.k, "start": first, "end": self.end,
-            "keep_surplus": a.keep_surplus, "score": score,
+            "keep_surplus": a.keep_surplus, "score": score, "vllm": _vllm_spec(cfg),
             "collect": dict(
                 target=t.prompts_per_step, gen_prompts=t.gen_prompts or t.prompts_per_step,
                 dynamic=a.dynamic_sampling, max_gen_batches=a.max_gen_batches, n=r.n,
@@ -254,6 +269,15 @@ class AsyncRollouts:
         if self.proc.is_alive():
             self.proc.terminate()
             self.proc.join(timeout=5)
+
+
+def _vllm_spec(cfg) -> dict | None:
+    """Where and how the producer starts its vLLM engine (rollout.engine: vllm), else None."""
+    if cfg.rollout.engine != "vllm":
+        return None
+    from trainer.vllm_engine import engine_kwargs
+
+    return {"workdir": str(Path(cfg.train.out) / "vllm"), "kwargs": engine_kwargs(cfg)}
 
 
 def _weights(model) -> dict[str, torch.Tensor]:

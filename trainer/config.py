@@ -431,11 +431,6 @@ def _check_async_keys(c: Config) -> None:
             "needs the whole weights after every step, and FSDP2 shards them. Write train.fsdp: false "
             "(replicated weights; async works under torchrun) or train.max_staleness: 0"
         )
-    if c.rollout.engine != "hf":
-        raise ValueError(
-            "train.max_staleness > 0 runs the hf engine in a producer process; the vLLM engine is not "
-            "wired for it yet (docs/distributed.md): write rollout.engine: hf or train.max_staleness: 0"
-        )
     if (
         a.old_logprobs == "recompute"
         and a.tis_cap is None

@@ -111,7 +111,8 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
                 p = run.producer.get(step)
                 rb = p.rb
                 sampler.load_state_dict(p.sampler_state)  # the producer's (epoch for the metrics)
-                produced = {"stale_dropped": p.stale_dropped, "producer_gen_time": p.gen_time}
+                produced = {"stale_dropped": p.stale_dropped, "producer_gen_time": p.gen_time,
+                            "producer_weight_loads": p.weight_loads}  # fmt: skip
             staleness = _staleness(rb, step, t.max_staleness)
             t_gen = time.perf_counter() - t0
             batch = make_batch(rb.groups, run.pad_id, overlong_filter=a.overlong_filter).to(device)
@@ -361,10 +362,11 @@ def _build_engine(cfg: Config, model, tok, out: Path):
         from trainer.rollout import HFEngine
 
         return HFEngine(model, tok)
-    from trainer.vllm_engine import Rank0Engine, VLLMEngine
+    if cfg.train.max_staleness > 0:  # the producer process runs the vLLM engine (trainer/async_rollout.py)
+        return None
+    from trainer.vllm_engine import Rank0Engine, VLLMEngine, engine_kwargs
 
-    max_len = cfg.data.max_prompt_len + cfg.rollout.max_new_tokens + 8
-    kw = dict(seed=cfg.train.seed, max_model_len=max_len, **cfg.rollout.vllm_kwargs)
+    kw = engine_kwargs(cfg)
     if not D.is_distributed():
         return VLLMEngine.from_model(model, tok, out / "vllm", **kw)
     engine = None

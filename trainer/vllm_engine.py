@@ -52,6 +52,12 @@ def _require_vllm():
     return vllm
 
 
+def engine_kwargs(cfg) -> dict:
+    """`VLLMEngine` keyword arguments from a run's config: seed, context length, rollout.vllm_kwargs."""
+    max_len = cfg.data.max_prompt_len + cfg.rollout.max_new_tokens + 8
+    return dict(seed=cfg.train.seed, max_model_len=max_len, **cfg.rollout.vllm_kwargs)
+
+
 class VLLMEngine:
     """Samples with `vllm.LLM`; per-token logprobs of the sampled tokens come back with each sample.
 

@@ -56,11 +56,10 @@ def _toy_parquet(path: Path) -> str:
     return str(path)
 
 
-@pytest.mark.timeout(CHILD_TIMEOUT_S + 120)
-def test_two_train_steps_with_the_vllm_engine(vllm_py, make_vllm_env, tiny_model_dir, tmp_path):
-    cfg = {
+def _config(tmp_path: Path, model_dir: Path, *, steps: int, **train) -> dict:
+    return {
         "preset": "dapo",
-        "model": {"path": str(tiny_model_dir)},
+        "model": {"path": str(model_dir)},
         "data": {"train": _toy_parquet(tmp_path / "train.parquet"), "max_prompt_len": 128},
         "rollout": {"engine": "vllm", "n": 4, "max_new_tokens": 16},
         "algo": {
@@ -70,8 +69,18 @@ def test_two_train_steps_with_the_vllm_engine(vllm_py, make_vllm_env, tiny_model
             "tis_cap": 2.0,
         },
         "optim": {"lr": 1e-3, "warmup_steps": 1},
-        "train": {"steps": 2, "prompts_per_step": 2, "out": str(tmp_path / "run"), "tensorboard": False},
+        "train": {
+            "steps": steps,
+            "prompts_per_step": 2,
+            "out": str(tmp_path / "run"),
+            "tensorboard": False,
+            **train,
+        },  # fmt: skip
     }
+
+
+def _train_in_vllm_venv(cfg: dict, tmp_path: Path, vllm_py, make_vllm_env) -> tuple[list[dict], str]:
+    """Run train(cfg) under the vLLM venv's python; (the run's metrics rows, what the child said)."""
     (tmp_path / "run.yaml").write_text(yaml.safe_dump(cfg))
     env = make_vllm_env(tmp_path / "tmp")
     env["PYTHONPATH"] = str(REPO)
@@ -92,7 +101,13 @@ def test_two_train_steps_with_the_vllm_engine(vllm_py, make_vllm_env, tiny_model
     out = Path(json.loads(result.read_text())["out"])
     from trainer.metrics import read_metrics
 
-    rows = read_metrics(out / "metrics.jsonl")  # the run's own log, one row per finished step
+    return read_metrics(out / "metrics.jsonl"), said  # the run's own log, one row per finished step
+
+
+@pytest.mark.timeout(CHILD_TIMEOUT_S + 120)
+def test_two_train_steps_with_the_vllm_engine(vllm_py, make_vllm_env, tiny_model_dir, tmp_path):
+    cfg = _config(tmp_path, tiny_model_dir, steps=2)
+    rows, said = _train_in_vllm_venv(cfg, tmp_path, vllm_py, make_vllm_env)
     assert [r["step"] for r in rows] == [1, 2], f"{rows}\n{said}"
     for r in rows:
         assert math.isfinite(r["loss"])
@@ -106,6 +121,28 @@ def test_two_train_steps_with_the_vllm_engine(vllm_py, make_vllm_env, tiny_model
             for k in ("logprob_gap_mean", "logprob_gap_max", "prob_gap_mean", "engine_trainer_kl")
         }
     )
+
+
+@pytest.mark.timeout(CHILD_TIMEOUT_S + 120)
+def test_async_rollouts_from_a_vllm_engine_in_the_producer(vllm_py, make_vllm_env, tiny_model_dir, tmp_path):
+    """train.max_staleness 1 with rollout.engine vllm: the producer process owns the vLLM engine and
+    reloads each published version into it; the learner trains on batches one version old, corrected
+    against the engine's own log-probabilities (decoupled PPO, algo.tis_cap)."""
+    cfg = _config(tmp_path, tiny_model_dir, steps=3, max_staleness=1)
+    rows, said = _train_in_vllm_venv(cfg, tmp_path, vllm_py, make_vllm_env)
+    assert [r["step"] for r in rows] == [1, 2, 3], f"{rows}\n{said}"
+    # batch j is sampled by version max(0, j - 1): staleness 0 at the first step, then exactly 1
+    assert [r["staleness_max"] for r in rows] == [0, 1, 1], rows
+    # the producer's engine loaded versions 1 and 2 (the weights after steps 1, 2) before sampling the
+    # batches of steps 3 ... : the count it reports with each batch
+    assert [r["producer_weight_loads"] for r in rows] == [0, 0, 1], rows
+    assert (tmp_path / "run/vllm/policy-sync/model.safetensors").exists()  # written by the reload
+    assert not (tmp_path / "run/vllm/policy-sync.tmp").exists()
+    for r in rows:
+        assert math.isfinite(r["loss"]) and r["producer_gen_time"] > 0
+        # the IS weight pi_proximal / pi_behaviour with vLLM's logprobs as the behaviour: logged, finite
+        assert math.isfinite(r["is_weight_max"]) and r["is_weight_max"] > 0, r
+        assert 0 <= r["logprob_gap_mean"] < 1.0, r
 
 
 def _tail(text, n: int = 6000) -> str:
