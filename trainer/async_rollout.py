@@ -37,6 +37,12 @@ weights) is refused with k > 0. Rank 0 writes the checkpoint's in-flight batches
 restarts its producer from them. On GPUs the design maps to one rollout engine on its own devices
 fed by an NCCL weight broadcast (docs/distributed.md).
 
+The engine is the producer's own: transformers on its copy of the policy, or, with rollout.engine
+vllm, a vLLM engine the producer starts from that copy and reloads each version into before sampling
+the batches the version owns (the learner then builds no engine). vLLM's sampling has one engine-level
+seed, so with vLLM the per-batch seeds do not fix the samples and a resumed run is statistically, not
+bitwise, the uninterrupted one (the in-flight batches in the checkpoint are still trained on).
+
 The off-policy correction is the loop's usual one, with the sampler's own log-probabilities as the
 behaviour policy (`Batch.engine_logp`): `algo.old_logprobs: engine` clips the ratio pi_theta /
 pi_behaviour (PPO against the policy that sampled), `recompute` with `algo.tis_cap` (and the bands)
