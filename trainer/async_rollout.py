@@ -122,7 +122,7 @@ def _producer_main(spec: dict, weights_q, out_q) -> None:
         model = spec["model_cls"](spec["model_config"])
         model.load_state_dict(spec["state"])
         model.generation_config = spec["generation_config"]
-        model.eval().requires_grad_(False)
+        model.to(spec["device"]).eval().requires_grad_(False)
         engine, loads = _producer_engine(spec, model), 0
         prompts: list[Prompt] = spec["prompts"]
         sampler = PromptSampler(len(prompts), spec["seed"], weights=spec["weights"])
@@ -194,15 +194,13 @@ class AsyncRollouts:
         self.owner, self.proc = D.is_main(), None
         if not self.owner:
             return
-        # fork: the child starts with torch and transformers imported (a spawned one re-imports them,
-        # a minute on a loaded 2-core box); spawn where fork does not exist
-        methods = torch.multiprocessing.get_all_start_methods()
-        ctx = torch.multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        ctx = torch.multiprocessing.get_context(producer_start_method())
         self.weights_q, self.out_q = ctx.Queue(), ctx.Queue()
         score = partial(score_samples, max_len=r.max_new_tokens, cache_len=a.overlong_buffer,
                         overlong_penalty=a.overlong_penalty)  # fmt: skip
         spec = {
-            "threads": t.rollout_threads, "model_cls": type(model), "model_config": model.config,
+            "threads": t.rollout_threads, "device": str(next(model.parameters()).device),
+            "model_cls": type(model), "model_config": model.config,
             "generation_config": model.generation_config, "state": _weights(model), "tok": tok,
             "prompts": prompts, "weights": weights, "seed": t.seed, "sampler_state": sampler_state,
             "surplus_state": surplus_state, "version": start, "k": self.k, "start": first, "end": self.end,
@@ -286,6 +284,16 @@ def _vllm_spec(cfg) -> dict | None:
     return {"workdir": str(Path(cfg.train.out) / "vllm"), "kwargs": engine_kwargs(cfg)}
 
 
+def producer_start_method() -> str:
+    """fork where it is safe: the child starts with torch and transformers imported (a spawned one
+    re-imports them, a minute on a loaded 2-core box). spawn once CUDA is initialised (a forked child
+    cannot use its parent's CUDA context) and where fork does not exist."""
+    if "fork" in torch.multiprocessing.get_all_start_methods() and not torch.cuda.is_initialized():
+        return "fork"
+    return "spawn"
+
+
 def _weights(model) -> dict[str, torch.Tensor]:
-    """A detached copy of the weights (the learner keeps updating its own in place)."""
-    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+    """A detached CPU copy of the weights (the learner keeps updating its own in place; a CPU copy
+    crosses to a spawned producer through shared memory, and the producer moves it to its device)."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}

@@ -172,3 +172,20 @@ def test_async_config_needs_a_correction_and_no_fsdp():
         build_config({"algo": {"tis_cap": 2.0}, "train": {"max_staleness": 1, "fsdp": True}})
     build_config({"algo": {"old_logprobs": "engine"}, "train": {"max_staleness": 2}})
     build_config({"train": {"max_staleness": 0, "fsdp": True}})  # the synchronous loop shards as before
+
+
+@pytest.mark.slow
+def test_a_spawned_producer_samples_what_a_forked_one_does(toy_verl, tmp_path, sft_dir, monkeypatch):
+    """The start method a CUDA run takes (spawn: a forked child cannot use its parent's CUDA context),
+    checked on CPU: the same batches, token for token, and the same weights as the forked producer."""
+    import trainer.async_rollout as ar
+    from trainer.loop import train
+
+    assert ar.producer_start_method() == "fork"  # CPU, Linux
+    a = train(_cfg(toy_verl, tmp_path / "fork", sft_dir[0], k=1, steps=3), progress=False)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    assert ar.producer_start_method() == "spawn"
+    b = train(_cfg(toy_verl, tmp_path / "spawn", sft_dir[0], k=1, steps=3), progress=False)
+    assert _jsonl(b / "rollouts.jsonl") == _jsonl(a / "rollouts.jsonl")
+    pa, pb = _params(a / "checkpoints/step-000003"), _params(b / "checkpoints/step-000003")
+    assert all(torch.equal(pa[k], pb[k]) for k in pa)
