@@ -41,7 +41,9 @@ DEMO_CORPUS = {
 DEMO_RL = {
     "preset": "dapo",
     "rollout": {"n": 8, "max_new_tokens": 32, "temperature": 1.0, "top_p": 1.0},
-    "algo": {"overlong_buffer": 8, "max_gen_batches": 20},
+    # on_max_gen_batches: train: once the policy solves most additions, fewer groups per step are
+    # informative; the demo trains on those it found instead of stopping with an error
+    "algo": {"overlong_buffer": 8, "max_gen_batches": 20, "on_max_gen_batches": "train"},
     "optim": {"lr": 1.5e-4, "warmup_steps": 3},
     # 16 prompts x 8 responses per step, 4 mini-batch updates of 32 responses each
     "train": {
@@ -91,6 +93,7 @@ def run(
     from trainer.loop import train
     from trainer.model import load_model, load_tokenizer
     from trainer.plots import plot_run
+    from trainer.sampling import DynamicSamplingError
     from trainer.sft import sft
 
     console = console or Console()
@@ -130,10 +133,17 @@ def run(
     if rl_steps is not None:
         rl["train"]["steps"] = rl_steps
     cfg = build_config(rl, source="trainer.demo")
-    run_dir = train(cfg, progress=progress, resume=(out / "rl/checkpoints/latest").exists())
+    run_dir, stopped = Path(cfg.train.out), None
+    try:
+        train(cfg, progress=progress, resume=(out / "rl/checkpoints/latest").exists())
+    except DynamicSamplingError as e:  # not one informative group left: RL has nothing to learn from
+        stopped = str(e)
+        console.print(f"[yellow]RL stopped early: {e}[/yellow]\nEvaluating the last checkpoint.")
     from trainer.checkpoint import latest_checkpoint
 
     final = latest_checkpoint(run_dir / "checkpoints")
+    if final is None:
+        raise RuntimeError(f"{run_dir}: RL wrote no checkpoint ({stopped})")
 
     console.rule("4/4 eval after RL")
     after = evaluate(load_model(final), tok, held, **ev_kw)
@@ -147,7 +157,9 @@ def run(
         "eval": {**EVAL, "split": "test", "n_prompts": len(held)},
         "sft": s,
         "rl": {
-            "steps": cfg.train.steps,
+            "steps": _checkpoint_step(final),
+            "steps_planned": cfg.train.steps,
+            "stopped_early": stopped,
             "preset": cfg.preset,
             "run_dir": str(run_dir),
             "checkpoint": str(final),
@@ -160,6 +172,11 @@ def run(
     atomic_write(out / "report.json", json.dumps(report, indent=1))
     print_table(report, console)
     return report
+
+
+def _checkpoint_step(ckpt: Path) -> int:
+    """The RL steps a checkpoint holds (its trainer_state.json)."""
+    return int(json.loads((Path(ckpt) / "trainer_state.json").read_text())["step"])
 
 
 def print_table(report: dict, console) -> None:
@@ -178,5 +195,10 @@ def print_table(report: dict, console) -> None:
     console.print(tab)
     console.print(f"avg@{k}: {100 * report['before'][f'avg@{k}']:.1f} -> {100 * report['after'][f'avg@{k}']:.1f} "
                   f"({report['gain_avg@k_points']:+.1f} points); wall time {report['wall_seconds'] / 60:.1f} min")  # fmt: skip
+    rl = report["rl"]
+    if rl.get("stopped_early"):
+        console.print(
+            f"RL stopped after {rl['steps']} of {rl['steps_planned']} steps: no informative group was left"
+        )
     for p in report["plots"]:
         console.print(f"plot: {p}")
