@@ -379,7 +379,9 @@ def measure_paraphrased(
     for r in clean:
         by_source[r["source"]] = by_source.get(r["source"], 0) + 1
     return {
-        "planted_file": str(planted_file.relative_to(ROOT)),
+        "planted_file": str(
+            planted_file.relative_to(ROOT) if planted_file.is_relative_to(ROOT) else planted_file
+        ),
         "fuzzy": fuzzy,
         "settings": report.get("fuzzy"),
         "halves": halves,
