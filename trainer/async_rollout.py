@@ -123,42 +123,52 @@ def _producer_main(spec: dict, weights_q, out_q) -> None:
         model.load_state_dict(spec["state"])
         model.generation_config = spec["generation_config"]
         model.to(spec["device"]).eval().requires_grad_(False)
-        engine, loads = _producer_engine(spec, model), 0
-        prompts: list[Prompt] = spec["prompts"]
-        sampler = PromptSampler(len(prompts), spec["seed"], weights=spec["weights"])
-        if spec["sampler_state"] is not None:
-            sampler.load_state_dict(spec["sampler_state"])
-        surplus = SurplusBuffer()
-        surplus.load_state_dict(spec["surplus_state"])
-        version, k, c = spec["version"], spec["k"], spec["collect"]
-        for j in range(spec["start"], spec["end"]):
-            # (a run resumed from a synchronous checkpoint starts at its own weights)
-            need = max(batch_version(j, k), spec["version"])
-            while version < need:  # versions arrive in order; later ones wait in the queue
-                msg = weights_q.get()
-                if msg is None:
-                    return
-                v, state = msg
-                if v == need:
-                    model.load_state_dict(state)
-                    if spec["vllm"] is not None:
-                        engine.sync_weights(model)  # vLLM reloads the version's weights in place
-                    version, loads = v, loads + 1
-            if version != need:
-                raise RuntimeError(f"producer holds policy version {version} but batch {j} needs {need}")
-            t0 = time.perf_counter()
-            torch.manual_seed(batch_seed(spec["seed"], j))
-            fresh, dropped = within_bound(surplus.take(), j, k)
-            rb = collect(engine, prompts, sampler, spec["score"], carry=fresh, **c)
-            for g in rb.generated:
-                g.version = need
-            if spec["keep_surplus"]:
-                surplus.put(rb.surplus)
-            gen_time = time.perf_counter() - t0
-            state = (sampler.state_dict(), surplus.state_dict())
-            out_q.put(Produced(j, need, rb, *state, dropped, gen_time, loads))
+        engine = _producer_engine(spec, model)
+        try:
+            _produce(spec, model, engine, weights_q, out_q)
+        finally:
+            if hasattr(engine, "close"):  # vLLM: stop its engine core (this process exits without finalisers)
+                engine.close()
     except BaseException:  # noqa: BLE001 - the learner re-raises it with this traceback
         out_q.put(("error", traceback.format_exc()))
+
+
+def _produce(spec: dict, model, engine, weights_q, out_q) -> None:
+    """Sample the batches spec["start"] .. spec["end"] - 1, each with the policy version it needs."""
+    loads = 0
+    prompts: list[Prompt] = spec["prompts"]
+    sampler = PromptSampler(len(prompts), spec["seed"], weights=spec["weights"])
+    if spec["sampler_state"] is not None:
+        sampler.load_state_dict(spec["sampler_state"])
+    surplus = SurplusBuffer()
+    surplus.load_state_dict(spec["surplus_state"])
+    version, k, c = spec["version"], spec["k"], spec["collect"]
+    for j in range(spec["start"], spec["end"]):
+        # (a run resumed from a synchronous checkpoint starts at its own weights)
+        need = max(batch_version(j, k), spec["version"])
+        while version < need:  # versions arrive in order; later ones wait in the queue
+            msg = weights_q.get()
+            if msg is None:
+                return
+            v, state = msg
+            if v == need:
+                model.load_state_dict(state)
+                if spec["vllm"] is not None:
+                    engine.sync_weights(model)  # vLLM reloads the version's weights in place
+                version, loads = v, loads + 1
+        if version != need:
+            raise RuntimeError(f"producer holds policy version {version} but batch {j} needs {need}")
+        t0 = time.perf_counter()
+        torch.manual_seed(batch_seed(spec["seed"], j))
+        fresh, dropped = within_bound(surplus.take(), j, k)
+        rb = collect(engine, prompts, sampler, spec["score"], carry=fresh, **c)
+        for g in rb.generated:
+            g.version = need
+        if spec["keep_surplus"]:
+            surplus.put(rb.surplus)
+        gen_time = time.perf_counter() - t0
+        state = (sampler.state_dict(), surplus.state_dict())
+        out_q.put(Produced(j, need, rb, *state, dropped, gen_time, loads))
 
 
 def _producer_engine(spec: dict, model):

@@ -156,6 +156,14 @@ class VLLMEngine:
         self.llm.reset_prefix_cache()
         self.syncs += 1
 
+    def close(self) -> None:
+        """Stop vLLM's engine-core process. A multiprocessing child (the async producer) leaves with
+        os._exit, which runs no finaliser: without this its engine core outlives it, orphaned, holding
+        the pipes of whoever started the run."""
+        core = getattr(getattr(self.llm, "llm_engine", None), "engine_core", None)
+        if core is not None:
+            core.shutdown()
+
 
 def _save_atomic(model, out: Path, tokenizer=None, state_dict: dict | None = None) -> None:
     """save_pretrained (safetensors) into out.tmp, then rename over `out`."""
