@@ -85,7 +85,10 @@ def write_corpus(out: Path, n: int = 16) -> Path:
 
 # `dapo train` (dapo preset) on SmolLM2-135M: small on purpose (two CPU cores). Dynamic sampling
 # stays on; when a few generation batches hold no informative group the step trains on those it has
-# (on_max_gen_batches: train) rather than stopping the smoke run.
+# (on_max_gen_batches: train) rather than stopping the smoke run. SmolLM2 answers almost no GSM8K
+# problem right, so filtering on correctness (DAPO's acc) can find no group at all (it did, on the
+# fresh machine of 2026-11-27: 0 of 2 groups in 3 batches); groups are kept when their rewards differ
+# (filter_metric: reward: the overlong shaping and the rare right answer separate samples).
 RL_SETS = [
     "rollout.n=4",
     "rollout.max_new_tokens=64",
@@ -93,6 +96,7 @@ RL_SETS = [
     "data.max_prompt_len=256",
     "algo.max_gen_batches=3",
     "algo.on_max_gen_batches=train",
+    "algo.filter_metric=reward",
     "algo.overlong_buffer=16",
     "optim.lr=1e-5",
     "optim.warmup_steps=1",
