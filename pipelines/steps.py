@@ -97,7 +97,7 @@ class DecontamConfig(Strict):
     fuzzy: bool = Field(True, description="character 6-gram and metadata layers (paraphrased copies)")
     semantic: bool = Field(
         False,
-        description="sentence-embedding layer for reworded copies (the [semantic] extra; ~45 CPU s per 1,000 rows)",
+        description="sentence-embedding layer for reworded copies (the [semantic] extra; ~50 CPU s per 1,000 rows)",
     )
     judge: bool = Field(
         False,
