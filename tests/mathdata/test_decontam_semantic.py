@@ -88,6 +88,19 @@ def test_layer_marks_near_rows_with_the_items_numbers(monkeypatch):
     assert judged.column("status").to_pylist()[2:4] == ["contaminated:table:cube"] * 2
 
 
+def test_build_config_turns_the_layer_on(monkeypatch):
+    """`decontaminate: {semantic: true}` reaches the layer (ITEM is MATH-500's own text)."""
+    from pipelines.steps import DecontamConfig, DecontamStep
+
+    copy = "Among all positive perfect cubes, which is the least one expressible as a sum of three consecutive integers?"
+    monkeypatch.setattr(sem, "load_encoder", lambda: _fake_encoder({ITEM: [0, 1, 0], copy: [0, 1, 0]}))
+    assert DecontamConfig().semantic is False  # opt-in: the extra and ~50 CPU s per 1,000 rows
+    config = DecontamConfig.model_validate({"semantic": True, "benchmarks": ["math500"]})
+    out, report = DecontamStep(config).run_table(_rows([copy]))
+    assert out.column("status").to_pylist() == ["contaminated:math500:test/number_theory/515.json"]
+    assert report["by_method"] == {"semantic": 1}
+
+
 def test_core_runs_without_the_layer(monkeypatch):
     def boom():
         raise AssertionError("the semantic layer was loaded without being asked for")
