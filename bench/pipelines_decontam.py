@@ -215,15 +215,15 @@ def clean_rows(extra_dir: Path | None = None) -> list[dict]:
     return rows
 
 
-def measure(seed: int = 0, extra_clean: Path | None = None) -> dict:
+def measure(seed: int = 0, extra_clean: Path | None = None, *, semantic: bool = False) -> dict:
     from mathdata.decontam import decontaminate
     from mathdata.schema import to_table
 
     planted, expect = planted_rows(seed)
     clean = clean_rows(extra_clean)
-    t0 = time.perf_counter()
-    table, report = decontaminate(to_table(planted + clean))
-    seconds = time.perf_counter() - t0
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    table, report = decontaminate(to_table(planted + clean), semantic=semantic)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     status = table.column("status").to_pylist()
     per_variant: dict = {}
     missed = []
@@ -250,7 +250,10 @@ def measure(seed: int = 0, extra_clean: Path | None = None) -> dict:
         "false_hits": len(false_hits),
         "false_hit_rows": false_hits,
         "missed": missed,
+        "semantic": semantic,
+        "by_method": report["by_method"],
         "seconds": round(seconds, 2),
+        "cpu_seconds": round(cpu, 2),
     }
 
 
@@ -302,7 +305,11 @@ def _items_by_text() -> dict:
 
 
 def measure_paraphrased(
-    extra_clean: Path | None = None, *, fuzzy: bool = True, planted_file: Path = PARAPHRASED
+    extra_clean: Path | None = None,
+    *,
+    fuzzy: bool = True,
+    planted_file: Path = PARAPHRASED,
+    semantic: bool = False,
 ) -> dict:
     """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows
     and on the file's near-miss negatives. A file without halves (v2, v3) is one half, `all`; v2
@@ -321,9 +328,9 @@ def measure_paraphrased(
         for i, c in enumerate(copies + negatives)
     ]
     clean = clean_rows(extra_clean)
-    t0 = time.perf_counter()
-    table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy)
-    seconds = time.perf_counter() - t0
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy, semantic=semantic)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     status = table.column("status").to_pylist()
     negative_status = status[len(copies) : len(planted)]
     status = status[: len(copies)] + status[len(planted) :]
@@ -383,6 +390,7 @@ def measure_paraphrased(
             planted_file.relative_to(ROOT) if planted_file.is_relative_to(ROOT) else planted_file
         ),
         "fuzzy": fuzzy,
+        "semantic": report.get("semantic"),
         "settings": report.get("fuzzy"),
         "halves": halves,
         "clean": len(clean),
@@ -395,13 +403,19 @@ def measure_paraphrased(
         "negative_hit_rows": negative_hits,
         "borderline_on_clean": sum(b["id"] in {r["id"] for r in clean} for b in report.get("borderline", [])),
         "missed": missed,
+        "by_method": report["by_method"],
         "seconds": round(seconds, 2),
+        "cpu_seconds": round(cpu, 2),
     }
 
 
 def _print_paraphrased(res: dict) -> None:
     label = "all layers" if res["fuzzy"] else "word n-grams only (before issue 21)"
-    print(f"{label}: false hits {res['false_hits']} of {res['clean']} clean problems; {res['seconds']} s")
+    label += " + semantic" if res.get("semantic") else ""
+    print(
+        f"{label}: false hits {res['false_hits']} of {res['clean']} clean problems; {res['seconds']} s "
+        f"({res['cpu_seconds']} CPU s); hits by method {res['by_method']}"
+    )
     if res["negatives"]:
         kinds = ", ".join(f"{k} {c}/{n}" for k, (c, n) in res["negatives_flagged_by_kind"].items())
         print(f"  near-miss negatives flagged {res['negatives_flagged']} of {res['negatives']} ({kinds})")
@@ -429,6 +443,9 @@ def main(argv=None) -> int:
     ap.add_argument("--paraphrased", action="store_true", help="the planted paraphrased copies, per half")
     ap.add_argument("--layers", action="store_true", help="with --paraphrased: also without the new layers")
     ap.add_argument(
+        "--semantic", action="store_true", help="add the sentence-embedding layer (the [semantic] extra)"
+    )
+    ap.add_argument(
         "--planted",
         type=Path,
         default=PARAPHRASED,
@@ -436,7 +453,11 @@ def main(argv=None) -> int:
     )
     args = ap.parse_args(argv)
     if args.paraphrased:
-        out = {"all_layers": measure_paraphrased(args.clean_dir, planted_file=args.planted.resolve())}
+        out = {
+            "all_layers": measure_paraphrased(
+                args.clean_dir, planted_file=args.planted.resolve(), semantic=args.semantic
+            )
+        }
         if args.layers:
             out["word_ngrams_only"] = measure_paraphrased(
                 args.clean_dir, fuzzy=False, planted_file=args.planted.resolve()
@@ -453,10 +474,11 @@ def main(argv=None) -> int:
         if args.json:
             args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False))
         return 0
-    res = measure(extra_clean=args.clean_dir)
+    res = measure(extra_clean=args.clean_dir, semantic=args.semantic)
     print(
         f"recall {res['recall']:.4f} on {res['planted']} planted re-typed copies; "
-        f"false hits {res['false_hits']} of {res['clean']} clean problems; {res['seconds']} s"
+        f"false hits {res['false_hits']} of {res['clean']} clean problems; {res['seconds']} s "
+        f"({res['cpu_seconds']} CPU s){' with the semantic layer' if res['semantic'] else ''}"
     )
     for v, c in res["per_variant"].items():
         print(

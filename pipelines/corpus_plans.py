@@ -159,9 +159,9 @@ def decontaminate(ex, table, config):
     from mathdata.decontam import apply_hits, build_index, kept_texts
 
     kw = {"n": config.n} if config.n else {}
-    index = build_index(
-        config.benchmarks, fuzzy=config.fuzzy, **kw
-    )  # no LLM judge on Ray: borderline pairs are reported
+    # no LLM judge on Ray: borderline pairs are reported; the semantic layer's encoder loads once
+    # per worker (the index carries the references' embeddings, not the model)
+    index = build_index(config.benchmarks, fuzzy=config.fuzzy, semantic=config.semantic, **kw)
     kept, texts = kept_texts(table)
     if not len(kept):
         return apply_hits(table, kept, {}, index)

@@ -2,7 +2,9 @@
 OpenAI-compatible endpoint (`llm:`, model `llm.models.decontam_judge`): `decontaminate: {judge: true}`.
 
 mathdata.decontam finds a borderline pair when a training problem shares 40-60% of its
-character 6-grams with a benchmark item: a reworded copy or a problem on the same topic. The
+character 6-grams with a benchmark item, or (`decontaminate: {semantic: true}`) when its sentence
+embedding is near an item's (cosine 0.7-0.88, or higher with the item's numbers changed): a
+reworded copy or a problem on the same topic. The
 judge sees both texts and answers YES (the same problem, reworded, re-formatted, with a sentence
 added or numbers changed) or NO; YES marks the row contaminated, anything else leaves it kept
 and listed in the report. Replies are cached like every other LLM call of the build.

