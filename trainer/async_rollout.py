@@ -94,7 +94,6 @@ class Produced:
     surplus_state: list
     stale_dropped: int  # carried groups dropped for being older than the bound
     gen_time: float  # the producer's seconds for this batch
-    weight_loads: int = 0  # policy versions the producer's engine has loaded so far (vLLM: reloads)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -135,7 +134,6 @@ def _producer_main(spec: dict, weights_q, out_q) -> None:
 
 def _produce(spec: dict, model, engine, weights_q, out_q) -> None:
     """Sample the batches spec["start"] .. spec["end"] - 1, each with the policy version it needs."""
-    loads = 0
     prompts: list[Prompt] = spec["prompts"]
     sampler = PromptSampler(len(prompts), spec["seed"], weights=spec["weights"])
     if spec["sampler_state"] is not None:
@@ -155,7 +153,7 @@ def _produce(spec: dict, model, engine, weights_q, out_q) -> None:
                 model.load_state_dict(state)
                 if spec["vllm"] is not None:
                     engine.sync_weights(model)  # vLLM reloads the version's weights in place
-                version, loads = v, loads + 1
+                version = v
         if version != need:
             raise RuntimeError(f"producer holds policy version {version} but batch {j} needs {need}")
         t0 = time.perf_counter()
@@ -168,7 +166,7 @@ def _produce(spec: dict, model, engine, weights_q, out_q) -> None:
             surplus.put(rb.surplus)
         gen_time = time.perf_counter() - t0
         state = (sampler.state_dict(), surplus.state_dict())
-        out_q.put(Produced(j, need, rb, *state, dropped, gen_time, loads))
+        out_q.put(Produced(j, need, rb, *state, dropped, gen_time))
 
 
 def _producer_engine(spec: dict, model):

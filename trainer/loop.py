@@ -111,8 +111,7 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
                 p = run.producer.get(step)
                 rb = p.rb
                 sampler.load_state_dict(p.sampler_state)  # the producer's (epoch for the metrics)
-                produced = {"stale_dropped": p.stale_dropped, "producer_gen_time": p.gen_time,
-                            "producer_weight_loads": p.weight_loads}  # fmt: skip
+                produced = {"stale_dropped": p.stale_dropped, "producer_gen_time": p.gen_time}
             staleness = _staleness(rb, step, t.max_staleness)
             t_gen = time.perf_counter() - t0
             batch = make_batch(rb.groups, run.pad_id, overlong_filter=a.overlong_filter).to(device)

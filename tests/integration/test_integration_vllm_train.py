@@ -133,10 +133,11 @@ def test_async_rollouts_from_a_vllm_engine_in_the_producer(vllm_py, make_vllm_en
     assert [r["step"] for r in rows] == [1, 2, 3], f"{rows}\n{said}"
     # batch j is sampled by version max(0, j - 1): staleness 0 at the first step, then exactly 1
     assert [r["staleness_max"] for r in rows] == [0, 1, 1], rows
-    # the producer's engine loaded versions 1 and 2 (the weights after steps 1, 2) before sampling the
-    # batches of steps 3 ... : the count it reports with each batch
-    assert [r["producer_weight_loads"] for r in rows] == [0, 0, 1], rows
-    assert (tmp_path / "run/vllm/policy-sync/model.safetensors").exists()  # written by the reload
+    # batches 1, 2 are version 0's (the engine's start); batch 3 is version 1's, which the producer loaded
+    # into the engine first (it raises if it samples with another version): the reload wrote policy-sync.
+    # (Its content cannot tell versions 0 and 1 apart here: the toy's step-1 groups all score the same,
+    # so step 1 changes no weight.)
+    assert (tmp_path / "run/vllm/policy-sync/model.safetensors").exists()
     assert not (tmp_path / "run/vllm/policy-sync.tmp").exists()
     for r in rows:
         assert math.isfinite(r["loss"]) and r["producer_gen_time"] > 0
