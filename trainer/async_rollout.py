@@ -151,8 +151,7 @@ def _produce(spec: dict, model, engine, weights_q, out_q) -> None:
             v, state = msg
             if v == need:
                 model.load_state_dict(state)
-                if spec["vllm"] is not None:
-                    engine.sync_weights(model)  # vLLM reloads the version's weights in place
+                engine.sync_weights(model)  # free for transformers (same model); vLLM reloads in place
                 version = v
         if version != need:
             raise RuntimeError(f"producer holds policy version {version} but batch {j} needs {need}")
