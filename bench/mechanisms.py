@@ -84,8 +84,14 @@ def build(work: Path, *, n_train: int, n_eval: int) -> tuple[Path, Path, Path]:
     return build_pair(work, name="mechanisms", task=TASK, n_train=n_train, n_eval=n_eval, seed=0, rules=False)
 
 
-def warm_up(work: Path, records: Path, *, steps: int, threads: int) -> Path:
-    """SFT on the scratchpads for a fixed number of steps (no accuracy threshold: the same policy on any CPU)."""
+def warm_up(work: Path, records: Path, *, steps: int, gold_prob: float, threads: int) -> Path:
+    """SFT on the scratchpads until the policy writes the gold scratchpad with probability `gold_prob`.
+
+    The stop is the demo's: the teacher-forced probability of the whole gold response, averaged over
+    64 SFT examples and checked every 25 steps (exact, no sampling, so another CPU's rounding does not
+    move the stopping step); `steps` is only a ceiling. Short chains are then mostly right and long
+    ones mostly wrong: room for RL.
+    """
     import torch
 
     from trainer.sft import sft
@@ -93,7 +99,8 @@ def warm_up(work: Path, records: Path, *, steps: int, threads: int) -> Path:
     out = work / "sft"
     if not (out / "config.json").exists():
         torch.set_num_threads(threads)
-        s = sft(records, out, steps=steps, batch_size=64, lr=3e-3, seed=0, progress=False)
+        s = sft(records, out, steps=steps, batch_size=64, lr=3e-3, seed=0, stop_at_gold_prob=gold_prob,
+                eval_every=25, progress=False)  # fmt: skip
         atomic_write(work / "sft.json", json.dumps(s, indent=1))
     return out
 
@@ -183,11 +190,36 @@ def arm_overrides(tech: str, arm: str, *, prompts: int) -> tuple[str, dict]:
     return preset, over
 
 
+def arm_name(tech: str, arm: str, tag: str = "") -> str:
+    """Run directory of an arm. The arm *with* every technique is the full recipe, the same for all four
+    experiments: one run per seed (`dapo/with`), shared by them."""
+    return f"{tag}dapo/with" if arm == "with" else f"{tag}{tech}/{arm}"
+
+
+class Busy(Exception):
+    """Another process holds this run (two `--only` processes side by side share the `with` runs)."""
+
+
 def run_arm(tech: str, arm: str, seed: int, args, data: SimpleNamespace, steps: int) -> dict:
-    """Train one arm with ablation.run_seed (the trainer's own loop), then probe its final policy."""
+    """Train one arm with ablation.run_seed (the trainer's own loop), then probe its final policy.
+
+    Holds an exclusive lock on the run while it works; raises Busy when another process holds it."""
+    import fcntl
+
+    name = arm_name(tech, arm, args.tag)
+    lock_path = args.work / "locks" / f"{name.replace('/', '-')}-seed{seed}.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Busy(name) from None
+        return _run_arm(name, tech, arm, seed, args, data, steps)
+
+
+def _run_arm(name: str, tech: str, arm: str, seed: int, args, data: SimpleNamespace, steps: int) -> dict:
     from ablation import run_seed
 
-    name = f"{args.tag}{tech}/{arm}"
     preset, over = arm_overrides(tech, arm, prompts=args.prompts)
     ns = SimpleNamespace(**vars(args))
     ns.steps, ns.work, ns.variants = steps, args.work, {name: (preset, over)}
@@ -364,7 +396,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--mini-batch", dest="mini_batch", type=int, default=16)
     ap.add_argument("--L", type=int, default=96)
     ap.add_argument("--lr", type=float, default=1e-4)
-    ap.add_argument("--sft-steps", dest="sft_steps", type=int, default=600)
+    ap.add_argument("--sft-steps", dest="sft_steps", type=int, default=3000, help="SFT ceiling")
+    ap.add_argument(
+        "--sft-gold-prob",
+        dest="sft_gold_prob",
+        type=float,
+        default=0.25,
+        help="SFT stops when the gold scratchpad's teacher-forced probability reaches this",
+    )
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
@@ -383,25 +422,36 @@ def main(argv: list[str] | None = None) -> list[dict]:
     seeds = [int(s) for s in args.seeds.split(",")]
     t0 = time.perf_counter()
     train, held, records = build(args.work, n_train=4000, n_eval=400)
-    data = SimpleNamespace(train=train, eval=held, init=warm_up(args.work, records, steps=args.sft_steps,
+    data = SimpleNamespace(train=train, eval=held, init=warm_up(args.work, records, steps=args.sft_steps, gold_prob=args.sft_gold_prob,
                                                                 threads=args.threads))  # fmt: skip
+    # (technique, seed) pairs; a pair whose run another process is training is put back and retried,
+    # so two processes side by side split the work instead of waiting on each other
+    pairs: dict[str, dict[int, tuple[dict, dict] | str]] = {t: {} for t in techs}
+    todo = [(t, s) for t in techs for s in seeds]
+    while todo:
+        busy = []
+        for tech, seed in todo:
+            try:
+                w = run_arm(tech, "with", seed, args, data, args.steps)
+                if "failed" in w:
+                    pairs[tech][seed] = w["failed"]
+                    continue
+                # equal generated samples: without dynamic sampling, one generation batch per step
+                steps = w["gen_batches"] if tech == "dynamic_sampling" else args.steps
+                wo = run_arm(tech, "without", seed, args, data, steps)
+            except Busy:
+                busy.append((tech, seed))
+                continue
+            pairs[tech][seed] = wo.get("failed", (w, wo))
+        if busy == todo:
+            time.sleep(5)
+        todo = busy
     results = []
     for tech in techs:
-        withs, withouts = [], []
-        failed = []
-        for seed in seeds:
-            w = run_arm(tech, "with", seed, args, data, args.steps)
-            if "failed" in w:
-                failed.append(w["failed"])
-                continue
-            # equal generated samples: without dynamic sampling, one generation batch per step
-            steps = w["gen_batches"] if tech == "dynamic_sampling" else args.steps
-            wo = run_arm(tech, "without", seed, args, data, steps)
-            if "failed" in wo:
-                failed.append(wo["failed"])
-                continue
-            withs.append(w)
-            withouts.append(wo)
+        got = [pairs[tech][s] for s in seeds]
+        withs = [p[0] for p in got if isinstance(p, tuple)]
+        withouts = [p[1] for p in got if isinstance(p, tuple)]
+        failed = [p for p in got if isinstance(p, str)]
         if not withs:
             print(f"{tech:17s} not shown: every seed failed ({failed[0][:160]})", flush=True)
             results.append({"technique": tech, "seeds": [], "shown": False, "failed": failed})

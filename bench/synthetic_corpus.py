@@ -43,7 +43,7 @@ def _build(work: Path, name: str, task: dict, *, n: int, seed: int, split: str, 
     work.mkdir(parents=True, exist_ok=True)
     cfg = work / f"build-{name}.yaml"
     source = {"kind": "synthetic", "n": n, "seed": seed, "split": split, **task}
-    rewrite = {"rules": rules, "llm": {"enabled": False}}
+    rewrite = {"rules": rules, "llm": False}
     cfg.write_text(yaml.safe_dump({"name": name, "sources": [source], "rewrite": rewrite}))
     dapo = Path(sys.executable).with_name("dapo")
     cmd = [str(dapo) if dapo.exists() else "dapo", "build", str(cfg), "--out", str(out), "--offline", "-q"]

@@ -70,6 +70,26 @@ def test_every_without_arm_is_a_valid_trainer_config(mech):
     for (t, arm), cfg in cfgs.items():  # each arm differs from the recipe in its own technique only
         assert arm == "with" or cfg.algo.model_dump() != base.model_dump(), t
         assert cfg.train.gen_prompts == 8
+    # the four "with" arms are one recipe, so the study runs it once per seed and shares it
+    assert all(
+        cfgs[t, "with"].model_dump() == cfgs["clip_higher", "with"].model_dump() for t in mech.TECHNIQUES
+    )
+    assert {mech.arm_name(t, "with") for t in mech.TECHNIQUES} == {"dapo/with"}
+    assert len({mech.arm_name(t, "without") for t in mech.TECHNIQUES}) == 4
+
+
+def test_a_run_another_process_holds_is_skipped_not_waited_for(mech, tmp_path):
+    """Two study processes side by side: the one that finds a run locked gets Busy and moves on."""
+    import fcntl
+    from types import SimpleNamespace
+
+    args = SimpleNamespace(tag="", work=tmp_path)
+    lock_path = tmp_path / "locks" / "dapo-with-seed3.lock"
+    lock_path.parent.mkdir()
+    with open(lock_path, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(mech.Busy):
+            mech.run_arm("overlong", "with", 3, args, data=None, steps=1)
 
 
 def test_chain_responses_are_40_to_200_tokens_and_the_study_length_cuts_a_share(mech):
