@@ -84,25 +84,30 @@ def build(work: Path, *, n_train: int, n_eval: int) -> tuple[Path, Path, Path]:
     return build_pair(work, name="mechanisms", task=TASK, n_train=n_train, n_eval=n_eval, seed=0, rules=False)
 
 
-def warm_up(work: Path, records: Path, *, steps: int, gold_prob: float, threads: int) -> Path:
-    """SFT on the scratchpads until the policy writes the gold scratchpad with probability `gold_prob`.
+def warm_up(work: Path, records: Path, *, steps: int, gold_probs: list[float], threads: int) -> Path:
+    """SFT on the scratchpads in stages: stage i trains until the policy writes the gold scratchpad with
+    probability `gold_probs[i]` (at most `steps` steps), the next continues from it with a fresh optimiser.
 
     The stop is the demo's: the teacher-forced probability of the whole gold response, averaged over
     64 SFT examples and checked every 25 steps (exact, no sampling, so another CPU's rounding does not
-    move the stopping step); `steps` is only a ceiling. Short chains are then mostly right and long
-    ones mostly wrong: room for RL.
+    move the stopping step). Each stage is saved (work/sft-stage<i>), so a killed warm-up resumes at
+    the last finished stage. The last stage is the policy every arm starts from.
     """
     import torch
 
+    from trainer.config import ModelConfig
     from trainer.sft import sft
 
-    out = work / "sft"
-    if not (out / "config.json").exists():
-        torch.set_num_threads(threads)
-        s = sft(records, out, steps=steps, batch_size=64, lr=3e-3, seed=0, stop_at_gold_prob=gold_prob,
-                eval_every=25, progress=False)  # fmt: skip
-        atomic_write(work / "sft.json", json.dumps(s, indent=1))
-    return out
+    torch.set_num_threads(threads)
+    prev = None
+    for i, p in enumerate(gold_probs):
+        out = work / f"sft-stage{i}"
+        if not (out / "config.json").exists():
+            s = sft(records, out, model_cfg=ModelConfig(path=str(prev)) if prev else None, steps=steps,
+                    batch_size=64, lr=3e-3, seed=i, stop_at_gold_prob=p, eval_every=25, progress=False)  # fmt: skip
+            atomic_write(work / f"sft-stage{i}.json", json.dumps(s, indent=1))
+        prev = out
+    return prev
 
 
 # ---------------------------------------------------------------- measuring a policy
@@ -356,7 +361,7 @@ def write_table(results: list[dict], args, out: Path) -> None:
     rows = [
         f"Budget: {args.steps} steps x {args.prompts} prompts x G={args.G}, mini-batch {args.mini_batch} "
         f"({args.prompts * args.G // args.mini_batch} updates per rollout), max {args.L} new tokens, "
-        f"SFT {args.sft_steps} steps; probe {args.probe_n} held-out prompts x {args.probe_k}; "
+        f"SFT {args.sft} steps; lr {args.lr}; probe {args.probe_n} held-out prompts x {args.probe_k}; "
         f"wall {args.wall / 60:.0f} min, CPU {args.cpu / 60:.0f} min.",
         "",
         "| technique | metric | with | without | difference ± s.e. | seeds | accuracy with / without | figure | |",
@@ -396,13 +401,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--mini-batch", dest="mini_batch", type=int, default=16)
     ap.add_argument("--L", type=int, default=96)
     ap.add_argument("--lr", type=float, default=1e-4)
-    ap.add_argument("--sft-steps", dest="sft_steps", type=int, default=3000, help="SFT ceiling")
+    ap.add_argument("--sft-steps", dest="sft_steps", type=int, default=3000, help="SFT ceiling, per stage")
     ap.add_argument(
         "--sft-gold-prob",
         dest="sft_gold_prob",
-        type=float,
-        default=0.25,
-        help="SFT stops when the gold scratchpad's teacher-forced probability reaches this",
+        default="0.02,0.1",
+        help="SFT stages: each stops when the gold scratchpad's teacher-forced probability reaches its value",
     )
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
@@ -422,8 +426,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
     seeds = [int(s) for s in args.seeds.split(",")]
     t0 = time.perf_counter()
     train, held, records = build(args.work, n_train=4000, n_eval=400)
-    data = SimpleNamespace(train=train, eval=held, init=warm_up(args.work, records, steps=args.sft_steps, gold_prob=args.sft_gold_prob,
-                                                                threads=args.threads))  # fmt: skip
+    stages = [float(x) for x in args.sft_gold_prob.split(",")]
+    init = warm_up(args.work, records, steps=args.sft_steps, gold_probs=stages, threads=args.threads)
+    data = SimpleNamespace(train=train, eval=held, init=init)
+    done = [json.loads((args.work / f"sft-stage{i}.json").read_text()) for i in range(len(stages))]
+    args.sft = " + ".join(f"{d['steps']} (gold p {d['gold_prob']:.3f})" for d in done)
     # (technique, seed) pairs; a pair whose run another process is training is put back and retried,
     # so two processes side by side split the work instead of waiting on each other
     pairs: dict[str, dict[int, tuple[dict, dict] | str]] = {t: {} for t in techs}
