@@ -3,11 +3,13 @@
 The task is the synthetic `chain` kind (pipelines/sources/synthetic.py): a running total through
 3-12 additions and subtractions, one scratchpad line per step (28-159 tokens, median ~74 with the
 tiny tokenizer), so `max_new_tokens` (96 here) truncates a share of the responses and a long wrong
-answer costs something. A tiny Qwen2 is SFT-ed on the scratchpad format for a fixed number of
-steps (partial accuracy: room for RL), then every arm of every experiment starts from that policy.
+answer costs something. A tiny Qwen2 is SFT-ed on the scratchpads until it writes the gold one with
+probability 0.1 (held-out accuracy ~21% at T = 1: room for RL; `warm_up`), then every arm of every
+experiment starts from that policy.
 
 The recipe is the `dapo` preset with several updates per rollout (mini-batches), so importance
-ratios move off 1 and the clip range matters. Each experiment removes one technique:
+ratios move off 1 and the clip range matters. The arm *with* every technique is that recipe itself,
+run once per seed and shared by the four experiments; each experiment removes one technique:
 
   clip_higher       eps_high 0.28 vs 0.2 (symmetric)          entropy over training, accuracy
   dynamic_sampling  on vs off, at equal GENERATED samples      effective prompts per step, accuracy
@@ -19,12 +21,14 @@ ratios move off 1 and the clip range matters. Each experiment removes one techni
 cut: a -1 for a response that was reasoning correctly and ran out of room. An effect counts as
 shown when |with - without| >= 3 standard errors of the difference over seeds (paired by seed).
 
-    python bench/mechanisms.py --quick                 # overlong only, 2 seeds, 12 steps; lines for all four
-    python bench/mechanisms.py --seeds 0,1,2,3,4 --steps 60       # the full study (see mechanisms.md)
-    python bench/mechanisms.py --only overlong --seeds 0,1 --steps 20
+    python bench/mechanisms.py --quick      # dynamic sampling, 2 seeds, 12 steps; a line for each of the four
+    python bench/mechanisms.py              # the full study: 5 seeds x 100 steps (see mechanisms.md)
+    python bench/mechanisms.py --only clip_higher,overlong &    # the same, split over two processes
+    python bench/mechanisms.py --only dynamic_sampling,token_loss
 
-Runs live in WORK/runs/<technique>/<arm>/seed<k> and are read back when finished (re-running the
-command resumes). Writes bench/results/mechanisms.json, mechanisms_<technique>.png and the table
+Runs live in WORK/runs/<technique>/without/seed<k> and WORK/runs/dapo/with/seed<k> and are read back
+when finished (re-running the command resumes; two processes side by side take turns through
+per-run locks). Writes bench/results/mechanisms.json, mechanisms_<technique>.png and the table
 region of bench/results/mechanisms.md.
 """
 
@@ -45,6 +49,8 @@ sys.path.append(str(ROOT / "bench"))  # ablation.py (after ROOT: bench/mathdata.
 from mathdata.files import atomic_write  # noqa: E402
 
 TASK = {"kinds": ["chain"], "difficulty": [2, 3]}
+# the policy `warm_up` trains with the defaults (stage 1), 3.5 MB, shipped so that --quick needs no SFT
+SHIPPED_SFT = ROOT / "bench" / "data" / "mechanisms_sft"
 TABLE_START = "<!-- mechanisms.py: table start (generated; edit the prose outside these markers) -->"
 TABLE_END = "<!-- mechanisms.py: table end -->"
 
@@ -273,12 +279,16 @@ def mean_se(xs: list[float]) -> tuple[float, float | None]:
 def compare(tech: str, withs: list[dict], withouts: list[dict]) -> dict:
     """Paired by seed: with, without, the difference and its s.e., and whether it is >= 3 s.e."""
     out = {"technique": tech, "seeds": [r["seed"] for r in withs]}
-    for key in SECONDARY:
-        a = [r[key] for r in withs if r.get(key) is not None]
-        b = [r[key] for r in withouts if r.get(key) is not None]
-        if not a or not b:
+    for key in SECONDARY:  # a seed counts where both arms have the measure (no truncation: no reward noise)
+        both = [
+            (x[key], y[key])
+            for x, y in zip(withs, withouts, strict=True)
+            if None not in (x.get(key), y.get(key))
+        ]
+        if not both:
             continue
-        d = [x - y for x, y in zip(a, b, strict=False)]
+        a, b = [x for x, _ in both], [y for _, y in both]
+        d = [x - y for x, y in both]
         out[key] = {
             "with": mean_se(a)[0],
             "without": mean_se(b)[0],
@@ -395,12 +405,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     ap.add_argument("--only", default=",".join(TECHNIQUES), help="comma-separated techniques")
     ap.add_argument("--seeds", default="0,1,2,3,4")
-    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--prompts", type=int, default=8)
     ap.add_argument("--G", type=int, default=8)
     ap.add_argument("--mini-batch", dest="mini_batch", type=int, default=16)
     ap.add_argument("--L", type=int, default=96)
-    ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--lr", type=float, default=2e-4)
     ap.add_argument("--sft-steps", dest="sft_steps", type=int, default=3000, help="SFT ceiling, per stage")
     ap.add_argument(
         "--sft-gold-prob",
@@ -411,13 +421,20 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--init", type=Path, help="start every arm from this policy instead of the SFT warm-up")
     ap.add_argument("--quick", action="store_true",
-                    help="overlong only, 2 seeds, 12 steps, from the study's SFT policy (trained first if missing); "
-                         "prints the stored line of the other techniques")  # fmt: skip
+                    help="dynamic sampling only, 2 seeds, 12 steps, from the study's SFT policy (the shipped copy "
+                         "when this checkout has not trained it); prints the stored line of the other techniques")  # fmt: skip
     args = ap.parse_args(argv)
     args.tag = ""
     if args.quick:  # same corpus and SFT policy as the study, its own run directories
-        args.only, args.seeds, args.steps, args.probe_n, args.tag = "overlong", "0,1", 12, 32, "quick-"
+        args.only, args.seeds, args.steps, args.probe_n, args.tag = (
+            "dynamic_sampling",
+            "0,1",
+            12,
+            32,
+            "quick-",
+        )
     args.epochs, args.max_prompt_len, args.eval_n = 1, 256, 4
     techs = [t.strip() for t in args.only.split(",") if t.strip()]
     bad = [t for t in techs if t not in TECHNIQUES]
@@ -427,10 +444,22 @@ def main(argv: list[str] | None = None) -> list[dict]:
     t0 = time.perf_counter()
     train, held, records = build(args.work, n_train=4000, n_eval=400)
     stages = [float(x) for x in args.sft_gold_prob.split(",")]
-    init = warm_up(args.work, records, steps=args.sft_steps, gold_probs=stages, threads=args.threads)
+    if (
+        args.quick
+        and args.init is None
+        and not (args.work / f"sft-stage{len(stages) - 1}" / "config.json").exists()
+    ):
+        args.init = SHIPPED_SFT  # the 16-minute warm-up would not fit --quick's 10 minutes
+        print(
+            f"--quick: starting from the shipped copy of the study's SFT policy ({SHIPPED_SFT.relative_to(ROOT)})"
+        )
+    if args.init is not None:
+        init, args.sft = args.init, f"given ({args.init})"
+    else:
+        init = warm_up(args.work, records, steps=args.sft_steps, gold_probs=stages, threads=args.threads)
+        done = [json.loads((args.work / f"sft-stage{i}.json").read_text()) for i in range(len(stages))]
+        args.sft = " + ".join(f"{d['steps']} (gold p {d['gold_prob']:.3f})" for d in done)
     data = SimpleNamespace(train=train, eval=held, init=init)
-    done = [json.loads((args.work / f"sft-stage{i}.json").read_text()) for i in range(len(stages))]
-    args.sft = " + ".join(f"{d['steps']} (gold p {d['gold_prob']:.3f})" for d in done)
     # (technique, seed) pairs; a pair whose run another process is training is put back and retried,
     # so two processes side by side split the work instead of waiting on each other
     pairs: dict[str, dict[int, tuple[dict, dict] | str]] = {t: {} for t in techs}

@@ -53,6 +53,14 @@ def test_an_effect_is_shown_only_at_three_standard_errors_of_the_paired_differen
     assert "not shown" in mech.line(one_seed)
 
 
+def test_a_seed_missing_a_measure_in_one_arm_is_dropped_from_both(mech):
+    """Reward noise is undefined where nothing was truncated: the pairs must stay paired by seed."""
+    withs = [_run(s, reward_noise=[0.5, None, 0.7][s]) for s in range(3)]
+    withouts = [_run(s, reward_noise=[0.1, 0.9, 0.2][s]) for s in range(3)]
+    c = mech.compare("overlong", withs, withouts)["reward_noise"]
+    assert (c["with"], c["without"], c["diff"]) == pytest.approx((0.6, 0.15, 0.45))
+
+
 def test_every_without_arm_is_a_valid_trainer_config(mech):
     """The 'without' settings go through the same parser as `dapo train --set` and build a config."""
     from trainer.config import build_config
