@@ -362,6 +362,16 @@ def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path) -> Path:
     return path
 
 
+def _train_minutes(results: list[dict]) -> float:
+    """Seconds of training steps summed over distinct runs (a resumed or read-back run keeps its own)."""
+    seen = {}
+    for c in results:
+        for arm, runs in c.get("runs", {}).items():
+            for r in runs:
+                seen[("dapo" if arm == "with" else c["technique"], arm, r["seed"])] = r["seconds"]
+    return sum(seen.values()) / 60
+
+
 def write_table(results: list[dict], args, out: Path) -> None:
     """The table region of mechanisms.md (prose outside the markers is kept)."""
 
@@ -372,7 +382,8 @@ def write_table(results: list[dict], args, out: Path) -> None:
         f"Budget: {args.steps} steps x {args.prompts} prompts x G={args.G}, mini-batch {args.mini_batch} "
         f"({args.prompts * args.G // args.mini_batch} updates per rollout), max {args.L} new tokens, "
         f"SFT {args.sft} steps; lr {args.lr}; probe {args.probe_n} held-out prompts x {args.probe_k}; "
-        f"wall {args.wall / 60:.0f} min, CPU {args.cpu / 60:.0f} min.",
+        f"RL training steps took {_train_minutes(results):.0f} min of one core over the distinct runs "
+        "(the shared `with` runs counted once; probes and the SFT not included).",
         "",
         "| technique | metric | with | without | difference ± s.e. | seeds | accuracy with / without | figure | |",
         "|---|---|---|---|---|---|---|---|---|",
