@@ -95,8 +95,8 @@ def warm_up(work: Path, records: Path, *, steps: int, gold_probs: list[float], t
     probability `gold_probs[i]` (at most `steps` steps), the next continues from it with a fresh optimiser.
 
     The stop is the demo's: the teacher-forced probability of the whole gold response, averaged over
-    64 SFT examples and checked every 25 steps (exact, no sampling, so another CPU's rounding does not
-    move the stopping step). Each stage is saved (work/sft-stage<i>), so a killed warm-up resumes at
+    64 SFT examples and checked every 25 steps (exact, no sampling noise; another CPU's rounding still
+    moves the weights, hence possibly the stopping step: README). Each stage is saved (work/sft-stage<i>), so a killed warm-up resumes at
     the last finished stage. The last stage is the policy every arm starts from.
     """
     import torch
@@ -368,7 +368,7 @@ def _train_minutes(results: list[dict]) -> float:
     for c in results:
         for arm, runs in c.get("runs", {}).items():
             for r in runs:
-                seen[("dapo" if arm == "with" else c["technique"], arm, r["seed"])] = r["seconds"]
+                seen[arm_name(c["technique"], arm), r["seed"]] = r["seconds"]
     return sum(seen.values()) / 60
 
 
