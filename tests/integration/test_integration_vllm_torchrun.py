@@ -3,6 +3,8 @@
 Rank 0 starts vLLM with torchrun's variables hidden (its workers form their own group), samples every
 generation batch, and broadcasts it; each rank scores its slice; weight sync gathers the full state dict.
 Runs tests/integration/vllm_train_check.py under the vLLM venv's python, as the one-process test does.
+The results are read from the files each rank writes (`result.json.rank<r>`), not from the shared stdout
+pipe: two ranks' long lines interleave there (a CI run once saw them joined on one line).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import subprocess
 
 import pytest
 import yaml
-from test_integration_vllm_train import MARKER, REPO, SCRIPT, _toy_parquet
+from test_integration_vllm_train import REPO, SCRIPT, _toy_parquet
 
 pytestmark = pytest.mark.integration
 
@@ -45,14 +47,16 @@ def test_two_ranks_share_one_vllm_engine(fsdp, vllm_py, make_vllm_env, tiny_mode
     env.update(PYTHONPATH=str(REPO), DAPO_MAIN_SITE=site.getsitepackages()[0], OMP_NUM_THREADS="1",
                GLOO_SOCKET_IFNAME="lo")  # fmt: skip
     cmd = [str(vllm_py), "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
-           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), str(SCRIPT), str(tmp_path / "run.yaml")]  # fmt: skip
+           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), str(SCRIPT), str(tmp_path / "run.yaml"), str(tmp_path / "result.json")]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env, cwd=str(tmp_path))
     skip = [ln for ln in proc.stdout.splitlines() if ln.startswith("SKIP: ")]
     if skip:
         pytest.skip(f"vLLM venv cannot run the loop: {skip[0][6:]}")
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARKER)]
-    assert proc.returncode == 0 and len(lines) == 2, proc.stdout[-4000:] + "\n" + proc.stderr[-8000:]
-    rows = json.loads(lines[-1][len(MARKER) :])["rows"]
+    results = sorted(tmp_path.glob("result.json.rank*"))
+    assert proc.returncode == 0 and [p.name[-5:] for p in results] == ["rank0", "rank1"], (
+        proc.stdout[-4000:] + "\n" + proc.stderr[-8000:]
+    )
+    rows = json.loads(results[0].read_text())["rows"]
     assert [r["step"] for r in rows] == [1, 2]  # rank 0 alone logs
     for r in rows:
         assert math.isfinite(r["loss"]) and r["updates"] == 2

@@ -11,8 +11,9 @@
    ``llm.reset_prefix_cache()``; the greedy output must change; reloading the original
    folder must bring the baseline back.
 
-Prints one JSON object on a stdout line starting with ``RESULT_JSON: `` (vLLM also
-logs to stdout, so the test looks for that prefix). The
+Writes one JSON object to ``WORK_DIR/result.json`` (temp file, then rename), which the test reads, and
+prints it on a stdout line starting with ``RESULT_JSON: `` for a person reading the log: vLLM's
+engine process writes to the same pipe, so a long line there can be split by another writer. The
 ``if __name__ == "__main__":`` guard is required: vLLM starts its engine core in a
 child process (spawn/fork) that re-imports this module.
 """
@@ -154,8 +155,11 @@ def main(argv: list[str]) -> int:
         "changed_after_reload": before != after,
         "restored_matches": before == restored,
     }
-    print(MARKER + json.dumps(result))
-    sys.stdout.flush()
+    text = json.dumps(result)
+    tmp = work_dir / "result.json.tmp"
+    tmp.write_text(text)
+    tmp.replace(work_dir / "result.json")
+    print(MARKER + text, flush=True)
     return 0
 
 

@@ -4,7 +4,8 @@ argv: CONFIG_YAML [RESULT_JSON_PATH]. The vLLM venv has torch/vllm/transformers 
 (pyarrow for the Parquet, math_verify for the verifiers): those are taken from the main venv's
 site-packages, appended at the END of sys.path (DAPO_MAIN_SITE), so vLLM's own stack wins. Prints
 `SKIP: reason` when that is still not enough, `RESULT_JSON: {...}` on success; with a second
-argument the same JSON is also written (atomically) to that file, which is what the test reads.
+argument the same JSON is also written (atomically) to that file, which is what the test reads; under
+torchrun each rank writes its own, `PATH.rank<RANK>` (two ranks' long stdout lines can interleave).
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ def main() -> None:
     if len(sys.argv) > 2:
         from mathdata.files import atomic_write
 
-        atomic_write(Path(sys.argv[2]), result)
+        path = Path(sys.argv[2])
+        if "RANK" in os.environ:
+            path = path.with_name(f"{path.name}.rank{os.environ['RANK']}")
+        atomic_write(path, result)
     print("RESULT_JSON: " + result, flush=True)
 
 
