@@ -40,6 +40,7 @@ class EndpointSampler:
             backoff_s=backoff_s,
         )
         self.usage: dict = {}
+        self._checked = False  # preflight runs before the first request, not when the store has every sample
 
     def preflight(self, timeout_s: float = 10.0) -> None:
         """Fail fast, in one line, when nothing answers at the URL or it does not serve the model
@@ -72,6 +73,11 @@ class EndpointSampler:
         return {"kind": "endpoint", "base_url": self.settings.base_url, "model": self.settings.model}
 
     def run(self, jobs: list[Job], params: SamplingParams, emit: Callable[[Job, Response], None]) -> None:
+        if not jobs:
+            return
+        if not self._checked:
+            self.preflight()
+            self._checked = True
         asyncio.run(self._run(jobs, params, emit))
 
     def _body(self, job: Job, params: SamplingParams) -> tuple[str, dict]:

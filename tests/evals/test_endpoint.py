@@ -255,3 +255,25 @@ def test_preflight_names_the_served_models_and_an_unreachable_server(server, tmp
     assert r.exit_code == 2 and f"cannot reach http://127.0.0.1:{port}/v1" in r.output
     assert time.monotonic() - t < 30  # at once, not after six backed-off retries
     assert "Traceback" not in r.output
+
+
+def test_a_rerun_with_every_sample_stored_needs_no_server(tmp_path):
+    """The report of a finished run is rebuilt from its store after the server has gone away."""
+    from scripted_server import ScriptedServer
+
+    from dapo_cli import app
+
+    out = tmp_path / "run"
+    with ScriptedServer() as srv:
+        srv.script("Answer: 0", rules=_rules())
+        args = ["eval", "--endpoint", srv.base_url, "--model", "scripted", "--bench", f"s={_bench(tmp_path)}",
+                "--k", "5", "--out", str(out), "--no-progress"]  # fmt: skip
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 0 and "15 samples drawn" in r.output, r.output
+        first = json.loads((out / "report.json").read_text())["overall"]
+    r = CliRunner().invoke(app, args)  # the server process has exited
+    assert r.exit_code == 0 and "0 samples drawn, 15 from the store" in r.output, r.output
+    assert json.loads((out / "report.json").read_text())["overall"] == first
+    # one sample more than stored: now the server is needed, and its absence is named at once
+    r = CliRunner().invoke(app, [*args[:-3], "--k", "6", *args[-3:]])
+    assert r.exit_code == 2 and "cannot reach" in r.output, r.output
