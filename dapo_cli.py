@@ -73,7 +73,7 @@ def version() -> None:
 @app.command()
 def demo(
     out: str = typer.Option("demo_out", help="output directory (corpus, SFT policy, RL run, report.json)"),
-    seed: int = typer.Option(0, help="one seed for corpus, SFT and RL"),
+    seed: int = typer.Option(0, help="seed of SFT and RL (the corpus is the same for every seed)"),
     rl_steps: int | None = typer.Option(None, help="override the number of DAPO steps"),
     threads: int | None = typer.Option(None, help="torch threads (default: torch's choice)"),
 ) -> None:

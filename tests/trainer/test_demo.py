@@ -37,3 +37,56 @@ def test_demo_evaluates_the_last_checkpoint_when_no_informative_group_is_left(tm
     assert report["rl"]["checkpoint"].endswith("step-000001")
     assert 0.0 <= report["after"]["avg@8"] <= 1.0
     assert json.loads((tmp_path / "report.json").read_text())["rl"]["steps"] == 1
+
+
+def test_reference_line_places_a_run_in_the_measured_spread(tmp_path):
+    ref = tmp_path / "ref.json"
+    rows = [
+        {"kernels": "native", "capability": "AVX512", "seed": 0, "before": 19.4, "after": 99.7},
+        {"kernels": "avx2", "capability": "AVX2", "seed": 0, "before": 16.5, "after": 36.3},
+    ]
+    ref.write_text(json.dumps({"runs": 6, "kernels": ["avx2", "generic", "native"], "seeds": [0, 1], "code": "abc1234",
+                               "before": {"min": 15.2, "median": 18.0, "max": 21.4},
+                               "after": {"min": 36.3, "median": 60.0, "max": 99.7}, "rows": rows}))  # fmt: skip
+    report = {
+        "eval": {"k": 8},
+        "before": {"avg@8": 0.152},
+        "after": {"avg@8": 0.30},
+        "seed": 1,
+        "cpu_capability": "AVX2",
+    }
+    line = demo.reference_line(report, ref)
+    assert "before 15.2 (inside 15.2-21.4)" in line and "after 30.0 (below 36.3-99.7)" in line
+    assert "6 runs: 3 CPU kernel sets x seeds [0, 1], code abc1234" in line
+    assert "same kernel set" not in line  # no reference run with seed 1 on AVX2
+    report["after"]["avg@8"] = 0.998
+    assert "after 99.8 (above 36.3-99.7)" in demo.reference_line(report, ref)
+    # the reference run of this kernel set and seed: repeated, or not
+    report.update(seed=0, before={"avg@8": 0.165}, after={"avg@8": 0.363})
+    assert (
+        "same kernel set (AVX2) and seed (0) as a reference run: 16.5 -> 36.3 there, 16.5 -> 36.3 here (the same)"
+        in (demo.reference_line(report, ref))
+    )
+    report["after"]["avg@8"] = 0.40
+    assert "16.5 -> 40.0 here (different" in demo.reference_line(report, ref)
+    assert demo.reference_line(report, tmp_path / "missing.json") is None
+
+
+def test_the_shipped_reference_is_the_spread_the_bench_wrote():
+    """trainer/demo_reference.json is bench/demo_spread.py's summary of bench/results/demo_spread.json."""
+    import sys
+    from pathlib import Path
+
+    root = Path(demo.__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "bench"))
+    import demo_spread
+
+    stored = json.loads((root / "bench/results/demo_spread.json").read_text())
+    shipped = json.loads(demo.REFERENCE.read_text())
+    assert {
+        k: shipped[k] for k in ("runs", "kernels", "seeds", "before", "after", "gain")
+    } == demo_spread.summarise(stored["rows"])
+    assert shipped["code"] == stored["code"] and shipped["runs"] >= 4 and len(shipped["kernels"]) >= 2
+    assert shipped["rows"] == [
+        {k: r[k] for k in ("kernels", "capability", "seed", "before", "after")} for r in stored["rows"]
+    ]
