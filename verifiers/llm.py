@@ -242,9 +242,10 @@ class LLMClient:
             try:
                 hit = json.loads(path.read_text(encoding="utf-8"))
                 self.usage["cache_hits"] += 1
-                return Completion(
-                    hit["text"], True, hit.get("prompt_tokens", 0), hit.get("completion_tokens", 0)
-                )
+                # finish_reason too: a reply cut at max_tokens is graded differently (only an answer
+                # line or a box counts), so a replay without it could change a verdict
+                return Completion(hit["text"], True, hit.get("prompt_tokens", 0), hit.get("completion_tokens", 0),
+                                  hit.get("finish_reason"))  # fmt: skip
             except (json.JSONDecodeError, KeyError):
                 path.unlink(missing_ok=True)  # a torn entry cannot happen with atomic writes; be safe
         out = await self._request(messages, temperature, model)
@@ -256,6 +257,7 @@ class LLMClient:
                         "text": out.text,
                         "prompt_tokens": out.prompt_tokens,
                         "completion_tokens": out.completion_tokens,
+                        "finish_reason": out.finish_reason,
                         "model": model or self.settings.model,
                     },
                     ensure_ascii=False,

@@ -41,6 +41,35 @@ def test_cache_hit_makes_no_request_even_in_a_new_client(server, tmp_path):
     assert not _ask(other, ["p1"])[0].cached
 
 
+def test_a_cached_reply_keeps_its_finish_reason_and_its_verdict(server, tmp_path):
+    """A reply cut at max_tokens is graded strictly (only an answer line or a box counts); the cache
+    used to drop finish_reason, so a rerun from it graded the same text leniently: the integration test
+    against vLLM saw difficulty 0/3 become 1/3 with no request made."""
+    from pipelines.validate import solver_agreement
+
+    server.script(
+        "Answer: 7", rules=[{"match": "cut", "content": "We add: 2 + 3 = 5", "finish_reason": "length"}]
+    )
+    first = _ask(_client(server, tmp_path), ["cut"])[0]
+    assert first.finish_reason == "length" and not first.cached
+    again = _ask(_client(server, tmp_path), ["cut"])[0]
+    assert again.cached and again.finish_reason == "length"
+
+    record = {"problem": "cut: what is 2 + 3?", "answer": "5"}
+    async def agreement(c):
+        try:
+            return await solver_agreement(record, c, 3)
+        finally:
+            await c.aclose()
+
+    verdicts = []
+    for _ in range(2):  # the second pass is served from the cache alone
+        c = _client(server, tmp_path)
+        verdicts.append(asyncio.run(agreement(c)))
+    assert verdicts[0] == verdicts[1] == (0, 3)  # cut replies without an answer line: not agreement
+    assert c.usage["requests"] == 0
+
+
 def test_samples_are_distinct_cache_entries(server, tmp_path):
     server.script("draw {sample}")
     c = _client(server, tmp_path)
