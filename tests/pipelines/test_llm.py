@@ -56,6 +56,7 @@ def test_a_cached_reply_keeps_its_finish_reason_and_its_verdict(server, tmp_path
     assert again.cached and again.finish_reason == "length"
 
     record = {"problem": "cut: what is 2 + 3?", "answer": "5"}
+
     async def agreement(c):
         try:
             return await solver_agreement(record, c, 3)
