@@ -22,6 +22,7 @@ that `dapo demo` prints its result against (trainer/demo_reference.json).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -42,6 +43,7 @@ KERNELS: dict[str, dict[str, str]] = {
 REFERENCE = ROOT / "trainer" / "demo_reference.json"
 
 
+@functools.cache
 def capability(kernels: str) -> str:
     """torch's name for the kernel set a process runs with under `kernels` (AVX512, AVX2, DEFAULT...)."""
     code = "import torch; print(torch.backends.cpu.get_cpu_capability())"

@@ -139,8 +139,6 @@ def eval_command(
 
             sampler = EndpointSampler(endpoint, model, api_key=api_key, concurrency=concurrency, timeout_s=timeout,
                                       max_retries=max_retries)  # fmt: skip
-            # checked (GET /models) before the first request: a rerun whose samples are all stored
-            # reports without a server
         else:
             if not checkpoint.is_dir():
                 fail(f"{checkpoint}: no such policy directory (an SFT output or a run's checkpoints/step-N)")

@@ -72,10 +72,9 @@ class SampleStore:
         if fresh:
             self.path.unlink(missing_ok=True)
             run.unlink(missing_ok=True)
+        # a store without samples (a run that failed at once) takes the new settings
         holds = self.path.exists() and self.path.stat().st_size > 0
-        if (
-            run.exists() and holds
-        ):  # a store without samples (a run that failed at once) takes the new settings
+        if run.exists() and holds:
             old = json.loads(run.read_text(encoding="utf-8"))
             diff = [f"{k}: {old.get(k)!r} then, {v!r} now" for k, v in fingerprint.items() if old.get(k) != v]
             if diff:

@@ -231,13 +231,9 @@ def reference_line(report: dict, reference: Path = REFERENCE) -> str | None:
         parts.append(f"{key} {mine[key]:.1f} ({where} {lo}-{hi})")
     line = (f"reference ({ref['runs']} runs: {len(ref['kernels'])} CPU kernel sets x seeds {ref['seeds']}, code "
             f"{ref['code']}, bench/results/demo_spread.md): " + ", ".join(parts))  # fmt: skip
-    same = [
-        r
-        for r in ref.get("rows", [])
-        if (r["capability"], r["seed"]) == (report.get("cpu_capability"), report.get("seed"))
-    ]
-    if same:
-        r = same[0]
+    mine_key = (report.get("cpu_capability"), report.get("seed"))
+    r = next((r for r in ref.get("rows", []) if (r["capability"], r["seed"]) == mine_key), None)
+    if r is not None:
         alike = all(abs(mine[key] - r[key]) < 0.05 for key in ("before", "after"))
         line += (f"\nsame kernel set ({r['capability']}) and seed ({r['seed']}) as a reference run: {r['before']} -> "
                  f"{r['after']} there, {mine['before']:.1f} -> {mine['after']:.1f} here"
