@@ -310,6 +310,7 @@ def measure_paraphrased(
     fuzzy: bool = True,
     planted_file: Path = PARAPHRASED,
     semantic: bool = False,
+    judge=None,
 ) -> dict:
     """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows
     and on the file's near-miss negatives. A file without halves (v2, v3) is one half, `all`; v2
@@ -329,7 +330,7 @@ def measure_paraphrased(
     ]
     clean = clean_rows(extra_clean)
     t0, cpu0 = time.perf_counter(), time.process_time()
-    table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy, semantic=semantic)
+    table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy, semantic=semantic, judge=judge)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     status = table.column("status").to_pylist()
     negative_status = status[len(copies) : len(planted)]
@@ -382,6 +383,9 @@ def measure_paraphrased(
             negative_hits.append(
                 {"kind": c["kind"], "item": c["item"], "status": st, "text": c["text"][:200]}
             )
+    judge_hits = {h["id"] for h in report["hits"] if h["method"] == "judge"}
+    groups = {"copies": planted[: len(copies)], "negatives": planted[len(copies) :], "clean": clean}
+    judge_yes = {g: sum(r["id"] in judge_hits for r in rows) for g, rows in groups.items()}
     by_source: dict = {}
     for r in clean:
         by_source[r["source"]] = by_source.get(r["source"], 0) + 1
@@ -404,6 +408,7 @@ def measure_paraphrased(
         "borderline_on_clean": sum(b["id"] in {r["id"] for r in clean} for b in report.get("borderline", [])),
         "missed": missed,
         "by_method": report["by_method"],
+        "judge_yes": judge_yes if judge is not None else None,
         "seconds": round(seconds, 2),
         "cpu_seconds": round(cpu, 2),
     }
@@ -433,6 +438,12 @@ def _print_paraphrased(res: dict) -> None:
         print(
             f"  clean problems with a borderline pair (judge calls on clean data): {res['borderline_on_clean']}"
         )
+    if res.get("judge_yes") is not None:
+        j = res["judge_yes"]
+        print(
+            f"  judge said YES on {j['copies']} copies, {j['negatives']} negatives, {j['clean']} clean problems"
+            f" ({res['judge_usage']})"
+        )
 
 
 def main(argv=None) -> int:
@@ -451,13 +462,34 @@ def main(argv=None) -> int:
         default=PARAPHRASED,
         help="with --paraphrased: the planted file (e.g. the v2 set)",
     )
+    ap.add_argument("--judge-endpoint", dest="judge_endpoint",
+                    help="with --paraphrased: decide the borderline pairs with the LLM judge of "
+                         "pipelines/decontam_judge.py through this OpenAI-compatible endpoint")  # fmt: skip
+    ap.add_argument("--judge-model", dest="judge_model", help="the endpoint's model name")
+    ap.add_argument("--judge-cache", dest="judge_cache", type=Path, help="the judge's reply cache (resumes)")
+    ap.add_argument("--judge-max-tokens", dest="judge_max_tokens", type=int, default=16,
+                    help="per reply (the judge answers one word; a longer reply is read for YES/NO)")  # fmt: skip
     args = ap.parse_args(argv)
     if args.paraphrased:
+        judge, client = None, None
+        if args.judge_endpoint:
+            from pipelines.decontam_judge import llm_judge
+            from verifiers.llm import LLMClient, LLMSettings
+
+            client = LLMClient(
+                LLMSettings(base_url=args.judge_endpoint, model=args.judge_model, api_key="none", concurrency=1,
+                            timeout_s=600, max_tokens=args.judge_max_tokens, temperature=0.0),
+                cache_dir=args.judge_cache,
+            )  # fmt: skip
+            judge = llm_judge(client)
         out = {
             "all_layers": measure_paraphrased(
-                args.clean_dir, planted_file=args.planted.resolve(), semantic=args.semantic
+                args.clean_dir, planted_file=args.planted.resolve(), semantic=args.semantic, judge=judge
             )
         }
+        if client is not None:
+            out["all_layers"]["judge_usage"] = dict(client.usage)
+            out["all_layers"]["judge_model"] = args.judge_model
         if args.layers:
             out["word_ngrams_only"] = measure_paraphrased(
                 args.clean_dir, fuzzy=False, planted_file=args.planted.resolve()
