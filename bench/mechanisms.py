@@ -49,6 +49,9 @@ sys.path.append(str(ROOT / "bench"))  # ablation.py (after ROOT: bench/mathdata.
 from mathdata.files import atomic_write  # noqa: E402
 
 TASK = {"kinds": ["chain"], "difficulty": [2, 3]}
+# --task: the study's task, or sum_any (terms added in any order: a scratchpad with real choices, for
+# clip-higher); each task has its own corpus, SFT policy and runs under its own work directory
+TASKS = {"chain": TASK, "sum_any": {"kinds": ["sum_any"], "difficulty": [2, 3]}}
 # the policy `warm_up` trains with the defaults (stage 1), 3.5 MB, shipped so that --quick needs no SFT
 SHIPPED_SFT = ROOT / "bench" / "data" / "mechanisms_sft"
 TABLE_START = "<!-- mechanisms.py: table start (generated; edit the prose outside these markers) -->"
@@ -83,14 +86,16 @@ STEP_RE = re.compile(r"Step (\d+): (\d+) ([+-]) (\d+) = (\d+)\.")
 
 
 # ---------------------------------------------------------------- corpus and warm-up
-def build(work: Path, *, n_train: int, n_eval: int) -> tuple[Path, Path, Path]:
-    """(train parquet, held-out parquet, records) of the chain task, built by `dapo build`."""
+def build(work: Path, *, n_train: int, n_eval: int, task: str = "chain") -> tuple[Path, Path, Path]:
+    """(train parquet, held-out parquet, records) of a task (the chain task by default), built by `dapo build`."""
     from synthetic_corpus import build_pair
 
-    return build_pair(work, name="mechanisms", task=TASK, n_train=n_train, n_eval=n_eval, seed=0, rules=False)
+    return build_pair(work, name="mechanisms", task=TASKS[task], n_train=n_train, n_eval=n_eval, seed=0,
+                      rules=False)  # fmt: skip
 
 
-def warm_up(work: Path, records: Path, *, steps: int, gold_probs: list[float], threads: int) -> Path:
+def warm_up(work: Path, records: Path, *, steps: int, gold_probs: list[float], threads: int,
+            probe: Path | None = None, acc: float | None = None, L: int = 96) -> Path:  # fmt: skip
     """SFT on the scratchpads in stages: stage i trains until the policy writes the gold scratchpad with
     probability `gold_probs[i]` (at most `steps` steps), the next continues from it with a fresh optimiser.
 
@@ -98,19 +103,25 @@ def warm_up(work: Path, records: Path, *, steps: int, gold_probs: list[float], t
     64 SFT examples and checked every 25 steps (exact, no sampling noise; another CPU's rounding still
     moves the weights, hence possibly the stopping step: README). Each stage is saved (work/sft-stage<i>), so a killed warm-up resumes at
     the last finished stage. The last stage is the policy every arm starts from.
+
+    With `acc` (tasks whose worked solution is one of many right ones, e.g. sum_any: the gold one's
+    probability says little), one stage that stops when the sampled accuracy on the first 48 prompts of
+    `probe` (4 samples each, `L` new tokens, checked every 25 steps) reaches `acc`.
     """
     import torch
 
     from trainer.config import ModelConfig
-    from trainer.sft import sft
+    from trainer.sft import probe_prompts, sft
 
     torch.set_num_threads(threads)
     prev = None
-    for i, p in enumerate(gold_probs):
+    stops = [{"stop_at_acc": acc, "probe": probe_prompts(probe), "max_new_tokens": L}] if acc else [
+        {"stop_at_gold_prob": p} for p in gold_probs]  # fmt: skip
+    for i, stop in enumerate(stops):
         out = work / f"sft-stage{i}"
         if not (out / "config.json").exists():
             s = sft(records, out, model_cfg=ModelConfig(path=str(prev)) if prev else None, steps=steps,
-                    batch_size=64, lr=3e-3, seed=i, stop_at_gold_prob=p, eval_every=25, progress=False)  # fmt: skip
+                    batch_size=64, lr=3e-3, seed=i, eval_every=25, progress=False, **stop)  # fmt: skip
             atomic_write(work / f"sft-stage{i}.json", json.dumps(s, indent=1))
         prev = out
     return prev
@@ -310,7 +321,7 @@ def line(c: dict) -> str:
             f"accuracy {a.get('with', float('nan')):.3f} vs {a.get('without', float('nan')):.3f}")  # fmt: skip
 
 
-def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path) -> Path:
+def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path, prefix: str = "mechanisms") -> Path:
     """The paper's panel for this technique: a training curve with seeds as a band, and a second panel."""
     import matplotlib
 
@@ -356,7 +367,7 @@ def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path) -> Path:
         bx.legend()
     fig.suptitle(f"{tech}: with vs without (bands: ±1 s.e. over {len(withs)} seeds)")
     fig.tight_layout()
-    path = out / f"mechanisms_{tech}.png"
+    path = out / f"{prefix}_{tech}.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -412,7 +423,9 @@ def write_table(results: list[dict], args, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--work", type=Path, default=ROOT / "runs" / "mechanisms")
+    ap.add_argument(
+        "--work", type=Path, help="default: runs/mechanisms (runs/mechanisms_<task> for another task)"
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     ap.add_argument("--only", default=",".join(TECHNIQUES), help="comma-separated techniques")
     ap.add_argument("--seeds", default="0,1,2,3,4")
@@ -428,6 +441,18 @@ def main(argv: list[str] | None = None) -> list[dict]:
         dest="sft_gold_prob",
         default="0.02,0.1",
         help="SFT stages: each stops when the gold scratchpad's teacher-forced probability reaches its value",
+    )
+    ap.add_argument(
+        "--task",
+        choices=sorted(TASKS),
+        default="chain",
+        help="chain (the study) or sum_any (a scratchpad with choices; its own work directory)",
+    )
+    ap.add_argument(
+        "--sft-acc",
+        dest="sft_acc",
+        type=float,
+        help="one SFT stage that stops at this sampled accuracy (instead of --sft-gold-prob)",
     )
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
@@ -453,7 +478,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
         ap.error(f"--only {bad}: choose from {list(TECHNIQUES)}")
     seeds = [int(s) for s in args.seeds.split(",")]
     t0 = time.perf_counter()
-    train, held, records = build(args.work, n_train=4000, n_eval=400)
+    if args.quick and args.task != "chain":
+        ap.error("--quick reproduces the chain study (its shipped SFT policy): leave --task out")
+    args.prefix = "mechanisms" if args.task == "chain" else f"mechanisms_{args.task}"
+    args.work = args.work or ROOT / "runs" / args.prefix
+    train, held, records = build(args.work, n_train=4000, n_eval=400, task=args.task)
     stages = [float(x) for x in args.sft_gold_prob.split(",")]
     if (
         args.quick
@@ -467,9 +496,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.init is not None:
         init, args.sft = args.init, f"given ({args.init})"
     else:
-        init = warm_up(args.work, records, steps=args.sft_steps, gold_probs=stages, threads=args.threads)
-        done = [json.loads((args.work / f"sft-stage{i}.json").read_text()) for i in range(len(stages))]
-        args.sft = " + ".join(f"{d['steps']} (gold p {d['gold_prob']:.3f})" for d in done)
+        init = warm_up(args.work, records, steps=args.sft_steps, gold_probs=stages, threads=args.threads,
+                       probe=train, acc=args.sft_acc, L=args.L)  # fmt: skip
+        n_stages = 1 if args.sft_acc else len(stages)
+        done = [json.loads((args.work / f"sft-stage{i}.json").read_text()) for i in range(n_stages)]
+        args.sft = " + ".join(
+            f"{d['steps']} (probe accuracy {d['probe_acc']:.2f})" if args.sft_acc else
+            f"{d['steps']} (gold p {d['gold_prob']:.3f})" for d in done)  # fmt: skip
     data = SimpleNamespace(train=train, eval=held, init=init)
     # (technique, seed) pairs; a pair whose run another process is training is put back and retried,
     # so two processes side by side split the work instead of waiting on each other
@@ -505,7 +538,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
             continue
         c = compare(tech, withs, withouts)
         c["failed"] = failed
-        c["figure"] = str(plot(tech, withs, withouts, args.work if args.quick else args.out))
+        c["figure"] = str(
+            plot(tech, withs, withouts, args.work if args.quick else args.out, prefix=args.prefix)
+        )
         c["runs"] = {"with": withs, "without": withouts}
         results.append(c)
         print(line(c), flush=True)
@@ -515,12 +550,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
     usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     args.cpu = sum(u.ru_utime + u.ru_stime for u in usage)
     if not args.quick:  # merged by technique: two `--only` processes side by side keep each other's rows
-        path = args.out / "mechanisms.json"
+        path = args.out / f"{args.prefix}.json"
         kept = {c["technique"]: c for c in json.loads(path.read_text())} if path.exists() else {}
         kept.update({c["technique"]: c for c in results})
         merged = [kept[t] for t in TECHNIQUES if t in kept]
         atomic_write(path, json.dumps(merged, indent=1))
-        write_table(merged, args, args.out)
+        if (
+            args.task == "chain"
+        ):  # the table of mechanisms.md is the study's; another task's rows stay in its json
+            write_table(merged, args, args.out)
     else:
         stored = args.out / "mechanisms.json"
         done = {c["technique"]: c for c in json.loads(stored.read_text())} if stored.exists() else {}

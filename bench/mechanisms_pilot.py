@@ -33,10 +33,14 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--lr", type=float, default=2e-4)
     ap.add_argument("--steps", type=int, default=12)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--task", choices=sorted(M.TASKS), default="chain")
     args = ap.parse_args(argv)
-    work = args.work or ROOT / "runs" / "clip_pilot" / f"{args.init.name}_mb{args.mini_batch}_lr{args.lr:g}"
+    work = (
+        args.work
+        or ROOT / "runs" / "clip_pilot" / f"{args.task}_{args.init.name}_mb{args.mini_batch}_lr{args.lr:g}"
+    )
     work.mkdir(parents=True, exist_ok=True)
-    train, held, _ = M.build(work, n_train=4000, n_eval=400)
+    train, held, _ = M.build(work, n_train=4000, n_eval=400, task=args.task)
     preset, over = M.arm_overrides("clip_higher", "with", prompts=8)
     ns = SimpleNamespace(work=work, prompts=8, G=8, mini_batch=args.mini_batch, L=96, lr=args.lr, threads=1,
                          epochs=1, max_prompt_len=256, steps=args.steps, variants={"with": (preset, over)},

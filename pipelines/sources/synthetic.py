@@ -172,6 +172,28 @@ def _chain_walk(rng: random.Random, d: int) -> Generated:
     return f"Start with {start}, {said}. What is the result?", lines, acc, operands
 
 
+# sum_any: (fewest terms, most terms, largest term) per difficulty
+_SUM_ANY = [(3, 5, 19), (4, 8, 29), (5, 10, 39), (6, 12, 49), (8, 16, 49)]
+
+
+def _sum_any(rng: random.Random, d: int) -> Generated:
+    """A sum of 3..16 terms to be added *in any order*, one scratchpad line per addition.
+
+    The clip-higher task of bench/mechanisms.py: the worked solution adds the terms in an order drawn
+    per problem, so a policy SFT-ed on it has real choices (which term next) where `chain` has none,
+    and RL can collapse them onto one order: the entropy that clip-higher is meant to keep.
+    """
+    lo, hi, top = _SUM_ANY[d - 1]
+    terms = [rng.randint(2, top) for _ in range(rng.randint(lo, hi))]
+    order = rng.sample(terms, len(terms))
+    acc, lines = order[0], []
+    for i, t in enumerate(order[1:], 1):
+        lines.append(f"Step {i}: {acc} + {t} = {acc + t}.")
+        acc += t
+    said = ", ".join(map(str, terms[:-1])) + f" and {terms[-1]}"
+    return f"Add {said}, in any order. What is the total?", lines, acc, terms
+
+
 GENERATORS: dict[str, Callable[[random.Random, int], Generated]] = {
     "add": _add,
     "sub": _sub,
@@ -180,6 +202,7 @@ GENERATORS: dict[str, Callable[[random.Random, int], Generated]] = {
     "linear": _linear,
     "expr": _expr,
     "chain": _chain_walk,
+    "sum_any": _sum_any,
 }
 
 

@@ -29,6 +29,8 @@ def _solve(problem: str) -> int:
     """Recompute the answer from the statement alone."""
     if problem.startswith("Start with "):
         return _walk(problem)
+    if problem.startswith("Add "):
+        return sum(_terms(problem))
     if problem.startswith("What is "):
         value = _eval(ast.parse(problem.removeprefix("What is ").rstrip("?"), mode="eval"))
         assert value == int(value)
@@ -38,6 +40,13 @@ def _solve(problem: str) -> int:
     lhs, rhs = (sympy.sympify(re.sub(r"(\d)x", r"\1*x", s)) for s in m.groups())
     (root,) = sympy.solve(sympy.Eq(lhs, rhs), sympy.Symbol("x"))
     return int(root)
+
+
+def _terms(problem: str) -> list[int]:
+    """The sum_any task's terms read back from `Add 12, 7 and 30, in any order. What is the total?`."""
+    m = re.fullmatch(r"Add ((?:\d+, )*\d+) and (\d+), in any order\. What is the total\?", problem)
+    assert m, problem
+    return [int(x) for x in m.group(1).split(", ")] + [int(m.group(2))]
 
 
 def _walk(problem: str) -> int:
@@ -166,3 +175,31 @@ def test_chain_is_deterministic_per_seed():
     c = generate(50, seed=5, kinds=["chain"], difficulty=3)
     assert [(r["id"], r["solution"]) for r in a] == [(r["id"], r["solution"]) for r in b]
     assert not {r["problem"] for r in a} & {r["problem"] for r in c}
+
+
+@pytest.mark.parametrize("difficulty", [1, 3, 5])
+def test_sum_any_adds_every_term_once_in_a_drawn_order(difficulty):
+    """Each line adds one unused term to the running total; together they use every term exactly
+    once; the orders differ from the statement's (the choices the policy learns to make)."""
+    from collections import Counter
+
+    from verifiers import dapo_reward
+
+    reordered = 0
+    for r in generate(80, seed=6, kinds=["sum_any"], difficulty=difficulty):
+        terms = _terms(r["problem"])
+        *steps, _ = r["solution"].splitlines()
+        used, prev = [], None
+        for i, line in enumerate(steps, 1):
+            m = re.fullmatch(rf"Step {i}: (\d+) \+ (\d+) = (\d+)\.", line)
+            assert m, line
+            a, b, c = int(m[1]), int(m[2]), int(m[3])
+            assert c == a + b and (prev is None or a == prev)
+            used += [a, b] if prev is None else [b]
+            prev = c
+        assert Counter(used) == Counter(terms)
+        assert prev == int(r["answer"]) == sum(terms)
+        reordered += used != terms
+        assert dapo_reward(r["solution"], r["answer"]).acc
+        assert not dapo_reward(r["solution"], str(int(r["answer"]) + 1)).acc
+    assert reordered > 60
