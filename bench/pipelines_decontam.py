@@ -311,6 +311,7 @@ def measure_paraphrased(
     planted_file: Path = PARAPHRASED,
     semantic: bool = False,
     judge=None,
+    judge_from: float | None = None,
 ) -> dict:
     """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows
     and on the file's near-miss negatives. A file without halves (v2, v3) is one half, `all`; v2
@@ -330,7 +331,8 @@ def measure_paraphrased(
     ]
     clean = clean_rows(extra_clean)
     t0, cpu0 = time.perf_counter(), time.process_time()
-    table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy, semantic=semantic, judge=judge)
+    table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy, semantic=semantic, judge=judge,
+                                  judge_from=judge_from)  # fmt: skip
     seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     status = table.column("status").to_pylist()
     negative_status = status[len(copies) : len(planted)]
@@ -466,6 +468,8 @@ def main(argv=None) -> int:
                     help="with --paraphrased: decide the borderline pairs with the LLM judge of "
                          "pipelines/decontam_judge.py through this OpenAI-compatible endpoint")  # fmt: skip
     ap.add_argument("--judge-model", dest="judge_model", help="the endpoint's model name")
+    ap.add_argument("--judge-from", dest="judge_from", type=float,
+                    help="with --semantic: the cosine from which a nearest item is a borderline pair (default 0.7)")  # fmt: skip
     ap.add_argument("--judge-cache", dest="judge_cache", type=Path, help="the judge's reply cache (resumes)")
     ap.add_argument("--judge-max-tokens", dest="judge_max_tokens", type=int, default=16,
                     help="per reply (the judge answers one word; a longer reply is read for YES/NO)")  # fmt: skip
@@ -484,7 +488,11 @@ def main(argv=None) -> int:
             judge = llm_judge(client)
         out = {
             "all_layers": measure_paraphrased(
-                args.clean_dir, planted_file=args.planted.resolve(), semantic=args.semantic, judge=judge
+                args.clean_dir,
+                planted_file=args.planted.resolve(),
+                semantic=args.semantic,
+                judge=judge,
+                judge_from=args.judge_from,
             )
         }
         if client is not None:

@@ -430,10 +430,12 @@ def build_index(
     max_df: int = DEFAULT_MAX_DF,
     fuzzy: bool = True,
     semantic: bool = False,
+    judge_from: float | None = None,
 ) -> RefIndex:
     """The n-gram indexes (numbers masked for long items, kept for short ones) of the references,
     (`fuzzy`) their character 6-gram sketches and competition metadata, and (`semantic`, the
-    `[semantic]` extra) their sentence embeddings."""
+    `[semantic]` extra) their sentence embeddings; `judge_from`: the semantic layer's cosine from
+    which a nearest item that is not a hit is a borderline pair (default SEMANTIC_BORDERLINE, 0.7)."""
     bench, items, ref_texts = load_references(references)
     ref_norm = ngram_texts(ref_texts)
     # enough words, and enough distinct ones: "sin 20° sin 40° ... sin 160°" has 17 words but 3
@@ -457,14 +459,14 @@ def build_index(
         max_df,
         fuzzy_index(ref_norm) if fuzzy else None,
         _meta_index(references) if fuzzy else None,
-        _semantic_refs(ref_texts, ref_norm) if semantic else None,
+        _semantic_refs(ref_texts, ref_norm, judge_from) if semantic else None,
     )
 
 
-def _semantic_refs(ref_texts: list[str], ref_norm: pa.Array) -> dict:
+def _semantic_refs(ref_texts: list[str], ref_norm: pa.Array, judge_from: float | None) -> dict:
     from mathdata.decontam_semantic import load_encoder, semantic_index
 
-    return semantic_index(ref_texts, ref_norm.to_pylist(), load_encoder())
+    return semantic_index(ref_texts, ref_norm.to_pylist(), load_encoder(), judge_from)
 
 
 # ------------------------------------------------------------------ fuzzy: character 6-grams
@@ -1120,12 +1122,13 @@ def _semantic_match(
     if not todo:
         return
     sem = index.semantic
+    lowest = sem.get("borderline", SEMANTIC_BORDERLINE)
     cosine, top = nearest(load_encoder()([texts[i] for i in todo]), sem["emb"])
     for i, c, r in zip(todo, cosine.tolist(), top.tolist(), strict=True):
-        if c < SEMANTIC_BORDERLINE:
+        if c < lowest:
             continue
         share = number_order_share(sem["numbers"][r], numbers(norm[i]))
-        v = verdict(c, share, question_swapped(index.ref_texts[r], texts[i]))
+        v = verdict(c, share, question_swapped(index.ref_texts[r], texts[i]), lowest)
         if v == "semantic":
             best[offset + i] = (c, 0, r, "semantic")
         elif v == "borderline":
@@ -1202,7 +1205,7 @@ def apply_hits(
             "borderline": FUZZY_BORDERLINE,
             "min_grams": FUZZY_MIN_GRAMS,
         },
-        "semantic": None if index.semantic is None else _semantic_settings(),
+        "semantic": None if index.semantic is None else _semantic_settings(index.semantic),
         "references": {b: bench.count(b) for b in dict.fromkeys(bench)},
         "checked": len(kept),
         "contaminated": len(hits),
@@ -1215,19 +1218,14 @@ def apply_hits(
     return out, report
 
 
-def _semantic_settings() -> dict:
-    from mathdata.decontam_semantic import (
-        MODEL_PACKAGE,
-        SEMANTIC_BORDERLINE,
-        SEMANTIC_NUMBERS,
-        SEMANTIC_THRESHOLD,
-    )
+def _semantic_settings(sem: dict) -> dict:
+    from mathdata.decontam_semantic import MODEL_PACKAGE, SEMANTIC_NUMBERS, SEMANTIC_THRESHOLD
 
     return {
         "model": MODEL_PACKAGE,
         "threshold": SEMANTIC_THRESHOLD,
         "numbers_in_order": SEMANTIC_NUMBERS,
-        "borderline": SEMANTIC_BORDERLINE,
+        "borderline": sem["borderline"],
     }
 
 
@@ -1261,6 +1259,7 @@ def decontaminate(
     fuzzy: bool = True,
     semantic: bool = False,
     judge=None,
+    judge_from: float | None = None,
 ) -> tuple[pa.Table, dict]:
     """Mark kept rows overlapping a reference item as `contaminated:<benchmark>:<item>`.
 
@@ -1270,7 +1269,8 @@ def decontaminate(
     items are boilerplate and ignored. The report lists every hit and counts per benchmark.
     `fuzzy` adds the character 6-gram and metadata layers (module docstring); `semantic` the
     sentence-embedding layer (decontam_semantic; the `[semantic]` extra); `judge` decides the
-    borderline pairs (judge_borderline).
+    borderline pairs (judge_borderline); `judge_from` lowers (or raises) the semantic cosine from
+    which a nearest item becomes a borderline pair: more judge calls, fewer reworded copies missed.
     (build_index, match_rows, judge_borderline and apply_hits are its steps, for engines that
     split the rows.)
     """
@@ -1283,6 +1283,7 @@ def decontaminate(
         max_df=max_df,
         fuzzy=fuzzy,
         semantic=semantic,
+        judge_from=judge_from,
     )
     kept, texts = kept_texts(table)
     best = judge_borderline(match_rows(texts, index), texts, index, judge)

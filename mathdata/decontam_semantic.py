@@ -80,16 +80,24 @@ def number_order_share(item: list[str], row: list[str]) -> float:
     return sum(b.size for b in blocks) / len(item)
 
 
-def semantic_index(ref_texts: list[str], ref_norm: list[str], encode: Encoder) -> dict:
-    """The references' embeddings and number runs (no model inside: the index is broadcast)."""
-    return {"emb": encode(ref_texts), "numbers": [numbers(t) for t in ref_norm]}
+def semantic_index(
+    ref_texts: list[str], ref_norm: list[str], encode: Encoder, judge_from: float | None = None
+) -> dict:
+    """The references' embeddings and number runs (no model inside: the index is broadcast), and the
+    cosine from which a nearest item that is not a hit goes to the judge (`judge_from`, default
+    SEMANTIC_BORDERLINE)."""
+    borderline = SEMANTIC_BORDERLINE if judge_from is None else judge_from
+    return {"emb": encode(ref_texts), "numbers": [numbers(t) for t in ref_norm], "borderline": borderline}
 
 
-def verdict(cosine: float, share: float, swapped: bool) -> str | None:
-    """`semantic` (a copy), `borderline` (for the judge) or None, for a row's nearest item."""
+def verdict(
+    cosine: float, share: float, swapped: bool, borderline: float = SEMANTIC_BORDERLINE
+) -> str | None:
+    """`semantic` (a copy), `borderline` (for the judge, from cosine `borderline`) or None, for a row's
+    nearest item."""
     if cosine >= SEMANTIC_THRESHOLD and share >= SEMANTIC_NUMBERS and not swapped:
         return "semantic"
-    if cosine >= SEMANTIC_BORDERLINE and not swapped:
+    if cosine >= borderline and not swapped:
         return "borderline"
     return None
 

@@ -161,7 +161,8 @@ def decontaminate(ex, table, config):
     kw = {"n": config.n} if config.n else {}
     # no LLM judge on Ray: borderline pairs are reported; the semantic layer's encoder loads once
     # per worker (the index carries the references' embeddings, not the model)
-    index = build_index(config.benchmarks, fuzzy=config.fuzzy, semantic=config.semantic, **kw)
+    index = build_index(config.benchmarks, fuzzy=config.fuzzy, semantic=config.semantic,
+                        judge_from=config.judge_from, **kw)  # fmt: skip
     kept, texts = kept_texts(table)
     if not len(kept):
         return apply_hits(table, kept, {}, index)

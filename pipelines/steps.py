@@ -33,7 +33,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pipelines.sources.base import Strict
 
@@ -103,6 +103,21 @@ class DecontamConfig(Strict):
         False,
         description="ask the `llm:` endpoint (model llm.models.decontam_judge) about borderline fuzzy pairs",
     )
+    judge_from: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        description="semantic layer: the embedding cosine from which a row's nearest item goes to the judge "
+        "(default 0.7; lower: more judge calls, fewer reworded copies missed; needs semantic: true)",
+    )
+
+    @model_validator(mode="after")
+    def _judge_from_needs_semantic(self):
+        if self.judge_from is not None and not self.semantic:
+            raise ValueError(
+                "decontaminate.judge_from is the semantic layer's cosine: set semantic: true too"
+            )
+        return self
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,6 +311,7 @@ class DecontamStep(Step):
             fuzzy=self.config.fuzzy,
             semantic=self.config.semantic,
             judge=judge,
+            judge_from=self.config.judge_from,
             **kw,
         )
 

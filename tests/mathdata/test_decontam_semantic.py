@@ -88,6 +88,34 @@ def test_layer_marks_near_rows_with_the_items_numbers(monkeypatch):
     assert judged.column("status").to_pylist()[2:4] == ["contaminated:table:cube"] * 2
 
 
+def test_judge_from_widens_the_window_sent_to_the_judge(monkeypatch):
+    """`judge_from` lowers the cosine from which a nearest item is a borderline pair: a row at 0.65 is
+    left alone by default and reaches the judge at 0.6; the config refuses it without the layer."""
+    from pydantic import ValidationError
+
+    from pipelines.steps import DecontamConfig, DecontamStep
+
+    cos = 0.65
+    near = "A loosely worded cube question about sums."
+    monkeypatch.setattr(
+        sem, "load_encoder", lambda: _fake_encoder({ITEM: [0, 1, 0], near: [0, cos, (1 - cos**2) ** 0.5]})
+    )
+    rows = _rows([near])
+    _, default = decontaminate(rows, _refs(), semantic=True)
+    assert default["borderline"] == [] and default["semantic"]["borderline"] == sem.SEMANTIC_BORDERLINE
+    asked = []
+    out, wide = decontaminate(rows, _refs(), semantic=True, judge_from=0.6,
+                              judge=lambda pairs: asked.extend(pairs) or [True] * len(pairs))  # fmt: skip
+    assert asked == [(near, ITEM)] and wide["semantic"]["borderline"] == 0.6
+    assert out.column("status").to_pylist() == ["contaminated:table:cube"]
+    config = DecontamConfig.model_validate({"semantic": True, "judge_from": 0.6, "benchmarks": ["math500"]})
+    assert DecontamStep(config).run_table(rows)[1]["semantic"]["borderline"] == 0.6
+    with pytest.raises(
+        ValidationError, match="judge_from is the semantic layer's cosine: set semantic: true"
+    ):
+        DecontamConfig.model_validate({"judge_from": 0.6})
+
+
 def test_build_config_turns_the_layer_on(monkeypatch):
     """`decontaminate: {semantic: true}` reaches the layer (ITEM is MATH-500's own text)."""
     from pipelines.steps import DecontamConfig, DecontamStep
