@@ -21,6 +21,7 @@ demo: setup
 
 test: setup
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/pytest -q
 
 test-slow: setup
@@ -68,6 +69,7 @@ test-all: test test-parity test-slow test-core test-readme test-integration
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 bench: setup
 	$(BIN)/pip install -q -e '.[dev,bench]'
