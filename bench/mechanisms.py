@@ -383,8 +383,18 @@ def _train_minutes(results: list[dict]) -> float:
     return sum(seen.values()) / 60
 
 
+def table_markers(task: str) -> tuple[str, str]:
+    """The markers of a task's table region in mechanisms.md (the chain study's are the original ones)."""
+    if task == "chain":
+        return TABLE_START, TABLE_END
+    return TABLE_START.replace("table start", f"{task} table start"), TABLE_END.replace(
+        "table end", f"{task} table end"
+    )
+
+
 def write_table(results: list[dict], args, out: Path) -> None:
-    """The table region of mechanisms.md (prose outside the markers is kept)."""
+    """A task's table region of mechanisms.md (prose outside the markers is kept; a task without its
+    markers yet gets its region at the top)."""
 
     def f(x):
         return "-" if x is None else f"{x:.3f}"
@@ -409,13 +419,14 @@ def write_table(results: list[dict], args, out: Path) -> None:
         rows.append(
             f"| {c['technique']} | {TECHNIQUES[c['technique']]['label']} | {f(h['with'])} | {f(h['without'])} | "
             f"{h['diff']:+.3f} ± {f(h['se'])} | {len(c['seeds'])} | {f(a.get('with'))} / {f(a.get('without'))} | "
-            f"[png](mechanisms_{c['technique']}.png) | {'shown' if c['shown'] else 'not shown'} |"
+            f"[png]({args.prefix}_{c['technique']}.png) | {'shown' if c['shown'] else 'not shown'} |"
         )
     md = out / "mechanisms.md"
-    region = "\n".join([TABLE_START, *rows, TABLE_END])
+    start, end = table_markers(args.task)
+    region = "\n".join([start, *rows, end])
     text = md.read_text() if md.exists() else ""
-    if TABLE_START in text and TABLE_END in text:
-        text = text[: text.index(TABLE_START)] + region + text[text.index(TABLE_END) + len(TABLE_END) :]
+    if start in text and end in text:
+        text = text[: text.index(start)] + region + text[text.index(end) + len(end) :]
     else:
         text = region + "\n\n" + text
     atomic_write(md, text)
@@ -555,10 +566,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         kept.update({c["technique"]: c for c in results})
         merged = [kept[t] for t in TECHNIQUES if t in kept]
         atomic_write(path, json.dumps(merged, indent=1))
-        if (
-            args.task == "chain"
-        ):  # the table of mechanisms.md is the study's; another task's rows stay in its json
-            write_table(merged, args, args.out)
+        write_table(merged, args, args.out)
     else:
         stored = args.out / "mechanisms.json"
         done = {c["technique"]: c for c in json.loads(stored.read_text())} if stored.exists() else {}
