@@ -51,7 +51,7 @@ from mathdata.files import atomic_write  # noqa: E402
 TASK = {"kinds": ["chain"], "difficulty": [2, 3]}
 # --task: the study's task, or sum_any (terms added in any order: a scratchpad with real choices, for
 # clip-higher); each task has its own corpus, SFT policy and runs under its own work directory
-TASKS = {"chain": TASK, "sum_any": {"kinds": ["sum_any"], "difficulty": [2, 3]}}
+TASKS = {"chain": TASK, "sum_any": {"kinds": ["sum_any"], "difficulty": [1, 2]}}
 # the policy `warm_up` trains with the defaults (stage 1), 3.5 MB, shipped so that --quick needs no SFT
 SHIPPED_SFT = ROOT / "bench" / "data" / "mechanisms_sft"
 TABLE_START = "<!-- mechanisms.py: table start (generated; edit the prose outside these markers) -->"

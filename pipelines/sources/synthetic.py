@@ -173,7 +173,7 @@ def _chain_walk(rng: random.Random, d: int) -> Generated:
 
 
 # sum_any: (fewest terms, most terms, largest term) per difficulty
-_SUM_ANY = [(3, 5, 19), (4, 8, 29), (5, 10, 39), (6, 12, 49), (8, 16, 49)]
+_SUM_ANY = [(3, 5, 9), (4, 8, 19), (5, 10, 29), (6, 12, 39), (8, 16, 49)]
 
 
 def _sum_any(rng: random.Random, d: int) -> Generated:
