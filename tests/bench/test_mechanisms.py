@@ -116,3 +116,29 @@ def test_chain_responses_are_40_to_200_tokens_and_the_study_length_cuts_a_share(
     assert lengths[len(lengths) // 10] >= 30 and lengths[len(lengths) // 2] >= 60 and lengths[-1] <= 200
     cut = sum(n > 96 for n in lengths) / len(lengths)  # bench/mechanisms.py's default --L
     assert 0.1 <= cut <= 0.4
+
+
+def test_another_task_writes_its_own_table_region_and_leaves_the_study_alone(mech, tmp_path):
+    """`--task sum_any` fills the sum_any markers of mechanisms.md; the chain study's table is untouched."""
+    from types import SimpleNamespace
+
+    chain_start, chain_end = mech.table_markers("chain")
+    start, end = mech.table_markers("sum_any")
+    study = f"{chain_start}\n| clip_higher | the study's row |\n{chain_end}"
+    md = tmp_path / "mechanisms.md"
+    md.write_text(f"# prose\n\n{study}\n\nmore prose\n\n{start}\n(filled by the run)\n{end}\n\ntail\n")
+    withs = [{**_run(s, entropy_late=0.50 + 0.01 * s), "seconds": 60.0} for s in range(5)]
+    withouts = [
+        {**_run(s, entropy_late=0.20 + 0.01 * s + 0.002 * (s % 2)), "seconds": 60.0} for s in range(5)
+    ]
+    c = mech.compare("clip_higher", withs, withouts)
+    c["runs"] = {"with": withs, "without": withouts}
+    args = SimpleNamespace(steps=100, prompts=8, G=8, mini_batch=4, L=96, sft="500 (probe accuracy 0.21)", lr=2e-4,
+                           probe_n=64, probe_k=4, task="sum_any", prefix="mechanisms_sum_any")  # fmt: skip
+    mech.write_table([c], args, tmp_path)
+    text = md.read_text()
+    assert study in text and text.startswith("# prose") and text.endswith("tail\n")
+    region = text[text.index(start) : text.index(end)]
+    assert "(filled by the run)" not in region
+    assert "16 updates per rollout" in region and "[png](mechanisms_sum_any_clip_higher.png)" in region
+    assert "| shown |" in region
