@@ -242,14 +242,20 @@ def run_arm(tech: str, arm: str, seed: int, args, data: SimpleNamespace, steps: 
 def _run_arm(name: str, tech: str, arm: str, seed: int, args, data: SimpleNamespace, steps: int) -> dict:
     from ablation import run_seed
 
+    run_dir = args.work / "runs" / name / f"seed{seed}"
+    died = run_dir / "failed.json"  # a run that died is read back as such: rerun, it dies again (seeded)
+    if died.exists():
+        return json.loads(died.read_text())
     preset, over = arm_overrides(tech, arm, prompts=args.prompts)
     ns = SimpleNamespace(**vars(args))
     ns.steps, ns.work, ns.variants = steps, args.work, {name: (preset, over)}
     ns.eval_every, ns.eval_n, ns.k, ns.target, ns.quiet = steps, 4, 2, 1.0, True
     r = run_seed(name, seed, ns, data.train, data.eval, data.init)
     if r["status"] != "ok":  # e.g. dynamic sampling found no informative group: reported, not fatal
-        return {"seed": seed, "failed": f"{name} seed {seed}: {r['status']}: {r.get('reason')}"}
-    run_dir = args.work / "runs" / name / f"seed{seed}"
+        failed = {"seed": seed, "failed": f"{name} seed {seed}: {r['status']}: {r.get('reason')}"}
+        died.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(died, json.dumps(failed))
+        return failed
     from trainer.checkpoint import latest_checkpoint
     from trainer.metrics import read_metrics
 
@@ -419,7 +425,9 @@ def write_table(results: list[dict], args, out: Path) -> None:
         rows.append(
             f"| {c['technique']} | {TECHNIQUES[c['technique']]['label']} | {f(h['with'])} | {f(h['without'])} | "
             f"{h['diff']:+.3f} ± {f(h['se'])} | {len(c['seeds'])} | {f(a.get('with'))} / {f(a.get('without'))} | "
-            f"[png]({args.prefix}_{c['technique']}.png) | {'shown' if c['shown'] else 'not shown'} |"
+            f"[png]({args.prefix}_{c['technique']}.png) | {'shown' if c['shown'] else 'not shown'}"
+            + (f" ({len(c['failed'])} seed(s) lost: a run died)" if c.get("failed") else "")
+            + " |"
         )
     md = out / "mechanisms.md"
     start, end = table_markers(args.task)
