@@ -321,9 +321,10 @@ def line(c: dict) -> str:
     """One line per technique: headline metric with / without, difference +- s.e., shown or not."""
     key = TECHNIQUES[c["technique"]]["metric"]
     h, a = c[key], c.get("acc", {})
-    se = "n/a (1 seed)" if h["se"] is None else f"{h['se']:.3f}"
+    se = "n/a" if h["se"] is None else f"{h['se']:.3f}"
+    lost = f", {len(c['failed'])} lost: a run died" if c.get("failed") else ""
     return (f"{c['technique']:17s} {key} with {h['with']:.3f} without {h['without']:.3f} "
-            f"diff {h['diff']:+.3f} ± {se} ({len(c['seeds'])} seeds) -> {'shown' if c['shown'] else 'not shown'}; "
+            f"diff {h['diff']:+.3f} ± {se} ({len(c['seeds'])} seeds{lost}) -> {'shown' if c['shown'] else 'not shown'}; "
             f"accuracy {a.get('with', float('nan')):.3f} vs {a.get('without', float('nan')):.3f}")  # fmt: skip
 
 
