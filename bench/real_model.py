@@ -11,6 +11,9 @@ from `bash scripts/real_model_setup.sh` (cache: $DAPO_CACHE, default ~/.cache/da
         # (endpoint and model from OPENAI_BASE_URL / DAPO_JUDGE_MODEL; DAPO_JUDGE_CACHE, DAPO_JUDGE_TIMEOUT)
     python bench/real_model.py difficulty-set OUT_DIR   # OUT_DIR/build.yaml: difficulty on 25 MAWPS + 25 GSM8K
     python bench/real_model.py difficulty-report BUILD_OUT   # part 4: pass-rate histogram, seconds, tokens
+    python bench/real_model.py dequantize GGUF OUT_DIR [--dtype bfloat16]
+        # the GGUF as a plain save_pretrained directory (weights, tokenizer, chat template): what vLLM's
+        # CPU engine can serve (vLLM 0.32 reads no GGUF itself; see real_model.md)
 """
 
 from __future__ import annotations
@@ -397,6 +400,15 @@ def difficulty_report(build: Path) -> dict:
     }
 
 
+def dequantize(gguf: Path, out: Path, dtype: str = "float32") -> Path:
+    """The GGUF unpacked by the trainer's own loader (transformers, dequantised) and saved as a
+    save_pretrained directory with its tokenizer and chat template, temp dir then rename."""
+    from trainer.model import load_model, load_tokenizer, save_policy
+
+    save_policy(load_model(gguf, dtype=dtype), load_tokenizer(gguf), out)
+    return out
+
+
 def main(argv: list[str]) -> None:
     if len(argv) >= 2 and argv[0] == "difficulty-report":
         print(json.dumps(difficulty_report(Path(argv[1])), indent=1))
@@ -422,6 +434,10 @@ def main(argv: list[str]) -> None:
             "scibench": int(argv[argv.index("--scibench") + 1]) if "--scibench" in argv else 10,
         }
         print(write_rewrite_set(Path(argv[1]), Path(argv[2]), counts, REWRITE_LLM))
+        return
+    if len(argv) >= 3 and argv[0] == "dequantize":
+        dtype = argv[argv.index("--dtype") + 1] if "--dtype" in argv else "float32"
+        print(dequantize(Path(argv[1]), Path(argv[2]), dtype))
         return
     if len(argv) >= 2 and argv[0] == "corpus":
         n = int(argv[argv.index("--n") + 1]) if "--n" in argv else 16

@@ -5,7 +5,7 @@
 1. ``vllm.LLM(model=MODEL_DIR, enforce_eager=True, dtype="float32")`` on CPU.
 2. Sampling with ``SamplingParams(n=4, logprobs=1)``: every sample carries a per-token
    logprob for each generated token (the chosen token is always in the returned dict).
-3. Greedy baseline, then the weights are modified (lm_head scaled and shifted), saved as
+3. Greedy baseline, then the weights are modified (lm_head, or the tied embedding, scaled and shifted), saved as
    safetensors to WORK_DIR/weights_v2/, pushed with
    ``llm.collective_rpc("reload_weights", kwargs={"weights_path": DIR})`` and
    ``llm.reset_prefix_cache()``; the greedy output must change; reloading the original
@@ -38,8 +38,11 @@ def _save_modified_weights(model_dir: Path, out_dir: Path) -> list[str]:
     tensors = load_file(str(model_dir / "model.safetensors"))
     gen = torch.Generator().manual_seed(1234)
     changed = []
+    # the output projection: lm_head, or the input embedding a model with tied embeddings shares with
+    # it (SmolLM2 saves no lm_head.weight; changing nothing would make the reload check vacuous)
+    head = "lm_head.weight" if "lm_head.weight" in tensors else "model.embed_tokens.weight"
     for name, t in tensors.items():
-        if name == "lm_head.weight":
+        if name == head:
             tensors[name] = (t * 3.0 + 0.05 * torch.randn(t.shape, generator=gen)).contiguous()
             changed.append(name)
     # A trainer writes only the weights; vLLM's loader globs *.safetensors in the folder.
