@@ -1110,7 +1110,6 @@ def _semantic_match(
     """The semantic layer on the rows of this chunk no other layer hit: each row's nearest item by
     embedding cosine, a hit or a borderline pair by decontam_semantic.verdict."""
     from mathdata.decontam_semantic import (
-        SEMANTIC_BORDERLINE,
         load_encoder,
         nearest,
         number_order_share,
@@ -1122,7 +1121,7 @@ def _semantic_match(
     if not todo:
         return
     sem = index.semantic
-    lowest = sem.get("borderline", SEMANTIC_BORDERLINE)
+    lowest = sem["borderline"]  # semantic_index always sets it (judge_from or the default)
     cosine, top = nearest(load_encoder()([texts[i] for i in todo]), sem["emb"])
     for i, c, r in zip(todo, cosine.tolist(), top.tolist(), strict=True):
         if c < lowest:
