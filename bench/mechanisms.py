@@ -239,6 +239,15 @@ def run_arm(tech: str, arm: str, seed: int, args, data: SimpleNamespace, steps: 
         return _run_arm(name, tech, arm, seed, args, data, steps)
 
 
+def arm_settings(name: str, tech: str, arm: str, args, steps: int) -> SimpleNamespace:
+    """What ablation.run_seed reads for one arm: the study's settings, the arm's variant, `steps` steps,
+    one evaluation at the end."""
+    ns = SimpleNamespace(**vars(args))
+    ns.steps, ns.variants = steps, {name: arm_overrides(tech, arm, prompts=args.prompts)}
+    ns.eval_every, ns.eval_n, ns.k, ns.target, ns.quiet = steps, 4, 2, 1.0, True
+    return ns
+
+
 def _run_arm(name: str, tech: str, arm: str, seed: int, args, data: SimpleNamespace, steps: int) -> dict:
     from ablation import run_seed
 
@@ -246,11 +255,7 @@ def _run_arm(name: str, tech: str, arm: str, seed: int, args, data: SimpleNamesp
     died = run_dir / "failed.json"  # a run that died is read back as such: rerun, it dies again (seeded)
     if died.exists():
         return json.loads(died.read_text())
-    preset, over = arm_overrides(tech, arm, prompts=args.prompts)
-    ns = SimpleNamespace(**vars(args))
-    ns.steps, ns.work, ns.variants = steps, args.work, {name: (preset, over)}
-    ns.eval_every, ns.eval_n, ns.k, ns.target, ns.quiet = steps, 4, 2, 1.0, True
-    r = run_seed(name, seed, ns, data.train, data.eval, data.init)
+    r = run_seed(name, seed, arm_settings(name, tech, arm, args, steps), data.train, data.eval, data.init)
     if r["status"] != "ok":  # e.g. dynamic sampling found no informative group: reported, not fatal
         failed = {"seed": seed, "failed": f"{name} seed {seed}: {r['status']}: {r.get('reason')}"}
         died.parent.mkdir(parents=True, exist_ok=True)

@@ -41,10 +41,9 @@ def main(argv: list[str] | None = None) -> dict:
     )
     work.mkdir(parents=True, exist_ok=True)
     train, held, _ = M.build(work, n_train=4000, n_eval=400, task=args.task)
-    preset, over = M.arm_overrides("clip_higher", "with", prompts=8)
-    ns = SimpleNamespace(work=work, prompts=8, G=8, mini_batch=args.mini_batch, L=96, lr=args.lr, threads=1,
-                         epochs=1, max_prompt_len=256, steps=args.steps, variants={"with": (preset, over)},
-                         eval_every=args.steps, eval_n=4, k=2, target=1.0, quiet=True)  # fmt: skip
+    study = SimpleNamespace(work=work, prompts=8, G=8, mini_batch=args.mini_batch, L=96, lr=args.lr, threads=1,
+                            epochs=1, max_prompt_len=256)  # fmt: skip
+    ns = M.arm_settings("with", "clip_higher", "with", study, args.steps)
     r = run_seed("with", args.seed, ns, train, held, args.init)
     run = work / "runs" / "with" / f"seed{args.seed}"
     rows = read_metrics(run / "metrics.jsonl") if (run / "metrics.jsonl").exists() else []
