@@ -177,6 +177,17 @@ def planted_rows(seed: int = 0) -> tuple[list[dict], list[str]]:
     return rows, expect
 
 
+def source_answer(row: dict) -> str | None:
+    """A clean source row's answer as written (each file names it differently; GSM8K's after ####)."""
+    for field in ("final_answer", "answer_number", "answer", "Answer", "target"):
+        a = row.get(field)
+        if isinstance(a, list):
+            a = a[0] if len(a) == 1 else None
+        if a is not None and str(a).strip():
+            return str(a).split("####")[-1].strip()
+    return None
+
+
 def _rewritten(question: str, row: dict) -> str | None:
     """The statement as the integer rules rewrite it (a build checks this column too), if they do."""
     from pipelines.rules import Rewrite, apply_rules
@@ -190,7 +201,9 @@ def _rewritten(question: str, row: dict) -> str | None:
     return out.problem if isinstance(out, Rewrite) and out.problem != question else None
 
 
-def clean_rows(extra_dir: Path | None = None) -> list[dict]:
+def clean_rows(extra_dir: Path | None = None, *, answers: bool = True) -> list[dict]:
+    """The clean problems as records, with their answers as written (`answers`: the semantic
+    layer's answer rule reads them)."""
     from mathdata.schema import new_record
 
     rows = []
@@ -208,6 +221,7 @@ def clean_rows(extra_dir: Path | None = None) -> list[dict]:
                         new_record(
                             source=f"clean:{file}",
                             original_problem=q,
+                            original_answer=source_answer(row) if answers else None,
                             problem=_rewritten(q, row),
                             source_key=f"{file}#{i}",
                         )
@@ -270,6 +284,7 @@ def read_planted(path: Path) -> tuple[list[dict], list[dict]]:
     contaminated by the benchmark it came from."""
     copies, negatives = [], []
     by_text: dict | None = None
+    answers: dict | None = None
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -285,11 +300,30 @@ def read_planted(path: Path) -> tuple[list[dict], list[dict]]:
             by_text = by_text if by_text is not None else _items_by_text()
             item = by_text.get((bench, row["original"].strip()), f"{bench}:?{row.get('source_id')}")
         out = {"item": item, "benchmark": bench, "kind": kind, "text": text, "half": row.get("half", "all")}
+        if kind in ANSWER_KEEPING and "number changed" not in str(row.get("note", "")):
+            answers = answers if answers is not None else _item_answers()
+            out["answer"] = answers.get(item)
         if "short" in row:
             out["short"] = row["short"]
         is_negative = row.get("negative") is True or row.get("is_copy") is False
         (negatives if is_negative or kind.lower() in NEGATIVE_KINDS else copies).append(out)
     return copies, negatives
+
+
+# planted kinds whose copy keeps its item's answer, by the writers' instructions (a `mixed` copy
+# whose note says a number changed does not; `number` copies never do; negatives have none)
+ANSWER_KEEPING = {"reworded", "context", "mixed", "sentence", "latex", "copy"}
+
+
+def _item_answers() -> dict:
+    """`benchmark:item key` -> the item's answer as written, over the bundled sets."""
+    from mathdata.benchmarks import item_key, list_benchmarks, load_benchmark
+
+    return {
+        f"{name}:{item_key(r)}": r["original_answer"]
+        for name in list_benchmarks()
+        for r in load_benchmark(name).to_pylist()
+    }
 
 
 def _items_by_text() -> dict:
@@ -312,11 +346,15 @@ def measure_paraphrased(
     semantic: bool = False,
     judge=None,
     judge_from: float | None = None,
+    answers: bool = True,
 ) -> dict:
     """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows
     and on the file's near-miss negatives. A file without halves (v2, v3) is one half, `all`; v2
     is also split into short/long items. A copy counts as caught when marked contaminated by its
-    own benchmark (`right_item`: by its own item)."""
+    own benchmark (`right_item`: by its own item). `answers`: the rows carry their answers (copies
+    that keep their item's, clean problems their own), so the semantic layer's answer rule can
+    fire; `by_answer` counts the copies only it caught (the recall without it is recall minus
+    those: the rule only decides rows no other layer hit)."""
     from mathdata.decontam import decontaminate
     from mathdata.schema import new_record, to_table
 
@@ -325,11 +363,12 @@ def measure_paraphrased(
         new_record(
             source=f"planted:{c['kind']}",
             original_problem=c["text"],
+            original_answer=c.get("answer") if answers else None,
             source_key=f"{c['item']}:{c['kind']}#{i}",
         )
         for i, c in enumerate(copies + negatives)
     ]
-    clean = clean_rows(extra_clean)
+    clean = clean_rows(extra_clean, answers=answers)
     t0, cpu0 = time.perf_counter(), time.process_time()
     table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy, semantic=semantic, judge=judge,
                                   judge_from=judge_from)  # fmt: skip
@@ -339,7 +378,8 @@ def measure_paraphrased(
     status = status[: len(copies)] + status[len(planted) :]
     halves: dict = {}
     missed = []
-    for c, st in zip(copies, status[: len(copies)], strict=True):
+    method = {h["id"]: h["method"] for h in report["hits"]}
+    for c, r, st in zip(copies, planted[: len(copies)], status[: len(copies)], strict=True):
         h = halves.setdefault(c["half"], {"planted": 0, "caught": 0, "right_item": 0, "by_kind": {}})
         k = h["by_kind"].setdefault(c["kind"], [0, 0])
         h["planted"] += 1
@@ -348,6 +388,9 @@ def measure_paraphrased(
             h["caught"] += 1
             k[0] += 1
             h["right_item"] += st == f"contaminated:{c['item']}"
+            if method.get(r["id"]) == "answer":
+                by_answer = h.setdefault("by_answer", {})
+                by_answer[c["kind"]] = by_answer.get(c["kind"], 0) + 1
         if "short" in c:  # v2: items under 200 characters apart
             n = h.setdefault("by_length", {}).setdefault("short" if c["short"] else "long", [0, 0])
             n[0] += st.startswith("contaminated:")
@@ -410,10 +453,36 @@ def measure_paraphrased(
         "borderline_on_clean": sum(b["id"] in {r["id"] for r in clean} for b in report.get("borderline", [])),
         "missed": missed,
         "by_method": report["by_method"],
+        "answers": answers,
+        "negatives_flagged_if_they_shared_the_answer": (
+            negatives_answer_bound(negatives) if answers and semantic and negatives else None
+        ),
         "judge_yes": judge_yes if judge is not None else None,
         "seconds": round(seconds, 2),
         "cpu_seconds": round(cpu, 2),
     }
+
+
+def negatives_answer_bound(negatives: list[dict]) -> int:
+    """Negatives the answer rule would flag if each had its nearest item's answer (the planted
+    negatives have no answers: an upper bound of what the rule could do to them)."""
+    from mathdata.decontam import build_index, decontaminate
+    from mathdata.decontam_semantic import load_encoder, nearest
+    from mathdata.schema import new_record, to_table
+
+    sem = build_index(semantic=True).semantic
+    _, top = nearest(load_encoder()([c["text"] for c in negatives]), sem["emb"])
+    rows = [
+        new_record(
+            source="negative",
+            original_problem=c["text"],
+            original_answer=sem["answers"][r][0],
+            source_key=f"neg#{i}",
+        )  # fmt: skip
+        for i, (c, r) in enumerate(zip(negatives, top.tolist(), strict=True))
+    ]
+    _, report = decontaminate(to_table(rows), semantic=True)
+    return report["by_method"].get("answer", 0)
 
 
 def _print_paraphrased(res: dict) -> None:
@@ -429,6 +498,10 @@ def _print_paraphrased(res: dict) -> None:
     for half, h in res["halves"].items():
         kinds = ", ".join(f"{k} {c}/{n}" for k, (c, n) in h["by_kind"].items())
         print(f"  {half:<8} recall {h['recall']:.4f} ({h['caught']}/{h['planted']}; {kinds})")
+        if h.get("by_answer"):
+            n = sum(h["by_answer"].values())
+            print(f"           of them by the answer rule only: {n} {h['by_answer']} (without it "
+                  f"{(h['caught'] - n) / h['planted']:.4f})")  # fmt: skip
         if "by_length" in h:
             print("           " + ", ".join(f"{k} items {c}/{n}" for k, (c, n) in h["by_length"].items()))
         if res["fuzzy"]:
@@ -440,6 +513,9 @@ def _print_paraphrased(res: dict) -> None:
         print(
             f"  clean problems with a borderline pair (judge calls on clean data): {res['borderline_on_clean']}"
         )
+    if res.get("negatives_flagged_if_they_shared_the_answer") is not None:
+        print(f"  negatives the answer rule would flag if each had its nearest item's answer: "
+              f"{res['negatives_flagged_if_they_shared_the_answer']}")  # fmt: skip
     if res.get("judge_yes") is not None:
         j = res["judge_yes"]
         print(
@@ -470,6 +546,8 @@ def main(argv=None) -> int:
     ap.add_argument("--judge-model", dest="judge_model", help="the endpoint's model name")
     ap.add_argument("--judge-from", dest="judge_from", type=float,
                     help="with --semantic: the cosine from which a nearest item is a borderline pair (default 0.7)")  # fmt: skip
+    ap.add_argument("--no-answers", dest="answers", action="store_false",
+                    help="with --paraphrased: rows without their answers (the answer rule cannot fire)")  # fmt: skip
     ap.add_argument("--judge-cache", dest="judge_cache", type=Path, help="the judge's reply cache (resumes)")
     ap.add_argument("--judge-max-tokens", dest="judge_max_tokens", type=int, default=16,
                     help="per reply (the judge answers one word; a longer reply is read for YES/NO)")  # fmt: skip
@@ -493,6 +571,7 @@ def main(argv=None) -> int:
                 semantic=args.semantic,
                 judge=judge,
                 judge_from=args.judge_from,
+                answers=args.answers,
             )
         }
         if client is not None:

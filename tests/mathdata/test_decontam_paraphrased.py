@@ -256,3 +256,28 @@ def test_question_swapped_sees_opposite_asks_and_turned_inequalities_not_synonym
         "The polynomial $p$ is a factor of $q$.",
         "The polynomial $p$ is a divisor of $q$. Enter the least one.",
     )
+
+
+def test_planted_copies_carry_their_items_answer_only_where_the_edit_keeps_it():
+    """The bench gives a copy its item's answer by the writers' instructions: reworded and context
+    copies keep it, a mixed copy keeps it unless its note says a number changed, number copies and
+    negatives have none; clean rows read their source's answer field."""
+    from bench.pipelines_decontam import read_planted, source_answer
+    from mathdata.benchmarks import load_benchmark
+
+    v4 = PLANTED.with_name("decontam_paraphrased_v4.jsonl")
+    rows = [json.loads(x) for x in v4.read_text().splitlines()]
+    copies, negatives = read_planted(v4)
+    answer = {r["original_problem"]: r["original_answer"] for r in load_benchmark("math500").to_pylist()}
+    for row, c in zip([r for r in rows if r["kind"] != "negative"], copies, strict=True):
+        keeps = row["kind"] in ("reworded", "context") or (
+            row["kind"] == "mixed" and "number changed" not in row.get("note", "")
+        )
+        want = answer.get(row["original"].strip()) if keeps else None
+        if row["benchmark"] == "math500.jsonl" or not keeps:
+            assert c.get("answer") == want, row["id"]
+    assert sum(c.get("answer") is not None for c in copies) == 150  # 60 + 60 + 30 of v4's copies
+    assert all("answer" not in c for c in negatives)
+    assert source_answer({"answer": "She makes 9 * 2 = <<9*2=18>>18 dollars.\n#### 18"}) == "18"
+    assert source_answer({"final_answer": ["$\\frac{11}{36}$"]}) == "$\\frac{11}{36}$"
+    assert source_answer({"target": 43.0}) == "43.0" and source_answer({"question": "q"}) is None

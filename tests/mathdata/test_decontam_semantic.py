@@ -187,3 +187,37 @@ def test_real_model_catches_a_human_rewording_the_lexical_layers_miss():
         "kept",
     ]
     assert report["by_method"] == {"semantic": 1}
+
+
+def test_answer_layer_needs_the_items_answer_and_numbers(monkeypatch):
+    """From cosine 0.6 a row whose nearest item shares its answer and its numbers in order is an
+    `answer` hit; another answer, no answer, fewer numbers, a lower cosine or the swapped question
+    are not (ITEM's answer is 27)."""
+    cos = 0.65
+    same = "Find the least perfect cube that is a total of three consecutive whole numbers."
+    other = "Find the largest perfect cube that is a total of three consecutive whole numbers."
+    lost = "Find the least perfect cube that is a total of some consecutive whole numbers."
+    far = "Which cube is a total of three consecutive whole numbers, at the least?"
+    vec = [0, cos, (1 - cos**2) ** 0.5]
+    low = [0, 0.55, (1 - 0.55**2) ** 0.5]
+    monkeypatch.setattr(
+        sem,
+        "load_encoder",
+        lambda: _fake_encoder({ITEM: [0, 1, 0], same: vec, other: vec, lost: vec, far: low}),
+    )
+    refs = pa.table({"problem": [ITEM, OTHER], "unique_id": ["cube", "prime"], "answer": ["27", "17"]})
+    rows = to_table(
+        [
+            new_record(source="s", original_problem=t, original_answer=a, source_key=f"k{i}")
+            for i, (t, a) in enumerate(
+                [(same, "27.0"), (same, "64"), (same, None), (other, "27"), (lost, "27"), (far, "27")]
+            )
+        ]
+    )
+    out, report = decontaminate(rows, refs, semantic=True)
+    assert out.column("status").to_pylist() == ["contaminated:table:cube"] + ["kept"] * 5
+    assert report["by_method"] == {"answer": 1} and report["semantic"]["answer_cosine"] == sem.ANSWER_COSINE
+    assert sem.same_answer(sem.answer_key("6 (students)"), sem.answer_key("6"))
+    assert not sem.same_answer(sem.answer_key("6"), sem.answer_key("7"))
+    assert sem.same_answer(sem.answer_key("0.5"), sem.answer_key("\\frac{1}{2}"))
+    assert not sem.same_answer(sem.answer_key(None), sem.answer_key("27"))
