@@ -132,8 +132,9 @@ class AlgoConfig(_Strict):
     filter_metric: Literal["acc", "reward"] = "acc"
     max_gen_batches: int = 8  # generation batches per step before dynamic sampling gives up
     # at max_gen_batches: "error" stops the run (the paper); "train" trains on the informative groups
-    # collected so far (logged as dynamic_sampling_short = groups missing); needs at least one.
-    on_max_gen_batches: Literal["error", "train"] = "error"
+    # collected so far (logged as dynamic_sampling_short = groups missing); needs at least one;
+    # "skip" too, and a step with none makes no update (logged skipped_step = 1) instead of stopping.
+    on_max_gen_batches: Literal["error", "train", "skip"] = "error"
     # keep the surplus informative groups of a step's last generation batch for the next step
     # (one update off-policy; at most one step old; checkpointed) instead of discarding them
     keep_surplus: bool = False

@@ -81,6 +81,28 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
     task = prog.add_task(
         "train", total=t.steps, completed=run.start, info=f"dropped prompts: {data.dropped_too_long}"
     )
+
+    def end_step(step: int, m: dict, rb, lr: float, dt: float, t_gen: float, info: str) -> None:
+        """Every step's close, updated or skipped: timings, held-out eval when due, the metrics and
+        samples logs (rank 0), the checkpoint when due, the progress line."""
+        m.update(lr=lr, step_time=dt, gen_time=t_gen, tokens_per_s=m.pop("_gen_tokens") / dt,
+                 prompts_dropped=data.dropped_too_long, epoch=sampler.epoch,
+                 prompts_left_out=sampler.left_out)  # fmt: skip
+        m.setdefault("skipped_step", 0)
+        if cfg.data.eval and t.eval_every and ((step + 1) % t.eval_every == 0 or step + 1 == t.steps):
+            m.update(_evaluate(cfg, model, tok, run.eval_set))
+        if main:
+            run.log.log(step + 1, m)
+            run.samples_log.log(step + 1, {"groups": [
+                {"key": g.prompt.key, "rewards": g.rewards, "first": g.samples[0].text, "version": g.version}
+                for g in rb.groups]})  # fmt: skip
+        if (step + 1) % t.save_every == 0 or step + 1 == end:
+            _save(run, step + 1)
+        if main:
+            prog.update(task, advance=1, info=info)
+            if not progress or not prog.console.is_terminal:  # logs and CI get one line per step
+                prog.console.print(f"step {step + 1}/{t.steps}: {info}")
+
     with prog, contextlib.closing(run.producer) if run.producer else contextlib.nullcontext():
         for step in range(run.start, end):
             t0 = time.perf_counter()
@@ -114,6 +136,13 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
                 produced = {"stale_dropped": p.stale_dropped, "producer_gen_time": p.gen_time}
             staleness = _staleness(rb, step, t.max_staleness)
             t_gen = time.perf_counter() - t0
+            if not rb.groups:  # on_max_gen_batches: skip and not one informative group: no update
+                if run.producer is not None:  # the producer's next batches wait for this version
+                    run.producer.publish(step + 1, model)
+                m = {**rollout_metrics(rb, None), **staleness, **produced, "skipped_step": 1}
+                end_step(step, m, rb, lr, t_gen, t_gen, f"skipped: no informative group in {rb.gen_batches} "
+                         f"gen-batches (acc {m['acc']:.2f}) {t_gen:.1f}s")  # fmt: skip
+                continue
             batch = make_batch(rb.groups, run.pad_id, overlong_filter=a.overlong_filter).to(device)
 
             # 2. pi_old (None: on-policy, one update per rollout) and the reference
@@ -187,9 +216,6 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
             m.update(staleness, **produced)
             m.update(upd)
             m.update(crit)
-            m.update(lr=lr, step_time=dt, gen_time=t_gen, tokens_per_s=m.pop("_gen_tokens") / dt,
-                     prompts_dropped=data.dropped_too_long, epoch=sampler.epoch,
-                     prompts_left_out=sampler.left_out)  # fmt: skip
             ntok = batch.loss_mask.sum().clamp(min=1)
             if batch.selected is not None:
                 m["selected_share"] = float((batch.selected.float() * batch.loss_mask).sum() / ntok)
@@ -198,22 +224,9 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
             if ref is not None:
                 k3 = kl_penalty(old, ref, "k3")  # >= 0 per token, unlike k1
                 m["kl_ref"] = float((k3 * batch.mask).sum() / batch.mask.sum().clamp(min=1))
-            if cfg.data.eval and t.eval_every and ((step + 1) % t.eval_every == 0 or step + 1 == t.steps):
-                m.update(_evaluate(cfg, model, tok, run.eval_set))
-            if main:
-                run.log.log(step + 1, m)
-                run.samples_log.log(step + 1, {"groups": [
-                    {"key": g.prompt.key, "rewards": g.rewards, "first": g.samples[0].text, "version": g.version}
-                    for g in rb.groups]})  # fmt: skip
-            if (step + 1) % t.save_every == 0 or step + 1 == end:
-                _save(run, step + 1)
             phase = "value-pretrain " if pretrain else ""
-            info = (f"{phase}acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} len {m['response_length_mean']:.0f} "
-                    f"ent {m['entropy'] or 0:.2f} gen-batches {rb.gen_batches} {dt:.1f}s")  # fmt: skip
-            if main:
-                prog.update(task, advance=1, info=info)
-                if not progress or not prog.console.is_terminal:  # logs and CI get one line per step
-                    prog.console.print(f"step {step + 1}/{t.steps}: {info}")
+            end_step(step, m, rb, lr, dt, t_gen, f"{phase}acc {m['acc']:.2f} reward {m['reward_mean']:+.2f} "
+                     f"len {m['response_length_mean']:.0f} ent {m['entropy'] or 0:.2f} gen-batches {rb.gen_batches} {dt:.1f}s")  # fmt: skip
     if main:
         run.log.close()
         run.samples_log.close()

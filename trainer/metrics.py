@@ -75,7 +75,7 @@ def read_metrics(path: str | Path) -> list[dict]:
 def rollout_metrics(rb, batch) -> dict:
     """The DAPO paper's monitors over every sampled response (acc, length, truncation, filtering).
 
-    `rb` is the step's sampling.RolloutBatch, `batch` the trained batch.Batch.
+    `rb` is the step's sampling.RolloutBatch, `batch` the trained batch.Batch (None: a skipped step).
     """
     # (a step filled entirely from the previous step's surplus sampled nothing: its trained groups then)
     gen = [(s, sc) for g in rb.generated or rb.groups for s, sc in zip(g.samples, g.scores, strict=True)]
@@ -92,8 +92,8 @@ def rollout_metrics(rb, batch) -> dict:
         "groups_trained": len(rb.groups),
         "carried_groups": rb.carried,  # taken from the previous step's surplus (algo.keep_surplus)
         "surplus_groups": len(rb.surplus),  # informative groups beyond the target this step
-        "dynamic_sampling_short": rb.short,  # groups missing at max_gen_batches (on_max_gen_batches: train)
-        "train_acc": float(batch.acc.float().mean()),
+        "dynamic_sampling_short": rb.short,  # groups missing at max_gen_batches (on_max_gen_batches: train/skip)
+        "train_acc": float(batch.acc.float().mean()) if batch is not None else None,
         "_gen_tokens": sum(lens),
     }
 

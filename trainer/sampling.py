@@ -7,7 +7,9 @@ constraint and verl's `filter_groups.metric=acc`) counts the verifier's correct 
 asks only for two distinct training rewards, so an all-right group whose lengths earn different
 overlong penalties is kept. After `max_gen_batches` generation batches it either gives up loudly
 (`algo.on_max_gen_batches: error`, the paper's behaviour) or trains on the informative groups it
-has (`train`; the step logs `dynamic_sampling_short` = the groups missing).
+has (`train`; the step logs `dynamic_sampling_short` = the groups missing; with none it stops), or
+does the same but lets a step with none go by without an update (`skip`, logged `skipped_step`: a
+long run is not ended by one step whose prompts the policy all solves or all fails).
 
 The last generation batch usually overshoots: informative groups beyond `target` are the
 `surplus`. With `algo.keep_surplus` the loop keeps them in a `SurplusBuffer` and the next step
@@ -74,7 +76,9 @@ class RolloutBatch:
     filtered: int = 0  # groups dropped by the filter (all right / all wrong, or all-equal rewards)
     carried: int = 0  # groups of `groups` taken from the previous step's surplus
     surplus: list[Group] = field(default_factory=list)  # informative groups beyond the target
-    short: int = 0  # groups missing from the target when max_gen_batches ran out (on_max_gen_batches: train)
+    short: int = (
+        0  # groups missing from the target when max_gen_batches ran out (on_max_gen_batches: train/skip)
+    )
 
 
 class DynamicSamplingError(RuntimeError):
@@ -107,7 +111,8 @@ def collect(
     `carry`: informative groups kept from the previous step (used first, in order; those beyond
     `target` are dropped, never carried again: no carried group is more than one step old). `on_max_gen_batches`: "error" raises
     `DynamicSamplingError` when `max_gen_batches` generation batches did not fill the target;
-    "train" returns the groups kept so far (`short` says how many are missing), unless there is none.
+    "train" returns the groups kept so far (`short` says how many are missing), unless there is none;
+    "skip" returns them even when there is none (the loop then makes no update this step).
     `filter_metric`: "acc" keeps groups with some but not all answers correct; "reward" keeps groups
     with two distinct rewards.
 
@@ -115,8 +120,8 @@ def collect(
     and scores its slice of every generation batch (`ShardedGeneration`), and all ranks keep the
     same whole groups.
     """
-    if on_max_gen_batches not in ("error", "train"):
-        raise ValueError(f"on_max_gen_batches {on_max_gen_batches!r}: write error or train")
+    if on_max_gen_batches not in ("error", "train", "skip"):
+        raise ValueError(f"on_max_gen_batches {on_max_gen_batches!r}: write error, train or skip")
     if filter_metric not in ("acc", "reward"):
         raise ValueError(f"filter_metric {filter_metric!r}: write acc or reward")
     dropped_as = "were all right or all wrong" if filter_metric == "acc" else "had all-equal rewards"
@@ -127,7 +132,7 @@ def collect(
     batch.carried = min(len(batch.groups), target)
     while len(batch.groups) < target:
         if batch.gen_batches >= max_gen_batches:
-            if on_max_gen_batches == "train" and batch.groups:
+            if (on_max_gen_batches == "train" and batch.groups) or on_max_gen_batches == "skip":
                 batch.short = target - len(batch.groups)
                 break
             gen = len(batch.generated)
@@ -136,7 +141,7 @@ def collect(
                 f"generation batches ({gen} prompts sampled, {batch.filtered} {dropped_as}). The policy solves "
                 "all or none of the responses for most prompts: raise algo.max_gen_batches or train.gen_prompts, "
                 "change the data difficulty, set algo.on_max_gen_batches: train (train on the groups kept; "
-                "needs at least one), or set algo.dynamic_sampling: false"
+                "needs at least one) or skip (a step with none makes no update), or set algo.dynamic_sampling: false"
             )
         k = gen_prompts if dynamic else target
         chosen = [prompts[i] for i in sampler.take(k)]

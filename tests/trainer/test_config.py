@@ -89,7 +89,7 @@ def test_bad_yaml_names_the_file(tmp_path):
         ({"data": {"difficulty_sampling": "skip", "difficulty_skip_below": 0.6, "difficulty_skip_above": 0.5}},
          "0 <= below < above <= 1"),
         ({"algo": {"dynamic_sampling": False, "keep_surplus": True}}, "algo.keep_surplus applies to dynamic sampling"),
-        ({"algo": {"on_max_gen_batches": "skip"}}, "on_max_gen_batches"),
+        ({"algo": {"on_max_gen_batches": "ignore"}}, "on_max_gen_batches"),
     ],
 )  # fmt: skip
 def test_sampling_and_correction_keys_are_checked(over, msg):

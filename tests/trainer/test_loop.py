@@ -321,3 +321,30 @@ def test_update_reports_the_share_of_norm_clipped_updates(tiny_policy, grad_clip
     st = update(cfg, model, opt, batch)
     assert st["updates"] == 2 and st["grad_norm"] > 1e-6
     assert st["grad_clipped"] == clipped
+
+
+def test_on_max_gen_batches_skip_lets_a_step_without_informative_groups_go_by(toy, tmp_path, sft_dir):
+    """Gold answers the policy never writes: no group has mixed correctness. `train` stops the run
+    (nothing to train on); `skip` logs the steps as skipped, leaves the weights as they were, saves
+    its checkpoints and resumes."""
+    from trainer.loop import train
+    from trainer.sampling import DynamicSamplingError
+
+    problems = [{**p, "answer": "987654"} for p in toy.problems(32, seed=5)]
+    path = toy.write_verl(tmp_path / "unsolvable.parquet", problems)
+
+    def cfg(out, mode):
+        c = _sampling_cfg(path, out, sft_dir[0], steps=2)
+        c.algo.filter_metric, c.algo.keep_surplus, c.algo.on_max_gen_batches = "acc", False, mode
+        c.data.difficulty_sampling = "off"
+        return c
+
+    with pytest.raises(DynamicSamplingError, match="kept 0 of 2 groups"):
+        train(cfg(tmp_path / "train", "train"), progress=False)
+    out = train(cfg(tmp_path / "skip", "skip"), progress=False, max_steps=1)
+    train(cfg(tmp_path / "skip", "skip"), progress=False, resume=True)
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["skipped_step"], r["groups_trained"]) for r in rows] == [(1, 1, 0), (2, 1, 0)]
+    assert all(r["acc"] == 0.0 and r["gen_batches"] == 2 and r["dynamic_sampling_short"] == 2 for r in rows)
+    start, end = _params(sft_dir[0]), _params(out / "checkpoints/step-000002")
+    assert all(torch.equal(start[k], end[k]) for k in end)

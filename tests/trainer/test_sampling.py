@@ -163,6 +163,14 @@ def test_on_max_gen_batches_train_still_fails_with_nothing_to_train_on():
                 on_max_gen_batches="train")  # fmt: skip
 
 
+def test_on_max_gen_batches_skip_returns_an_empty_batch_instead_of_failing():
+    prompts, engine = _setup(["right", "wrong"])
+    rb = collect(engine, prompts, PromptSampler(2, 0), _score, target=2, gen_prompts=1, dynamic=True,
+                 max_gen_batches=2, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0,
+                 on_max_gen_batches="skip")  # fmt: skip
+    assert rb.groups == [] and rb.short == 2 and rb.gen_batches == 2 and rb.filtered == 2
+
+
 class LengthEngine:
     """Answers prompt i with fixed (text, response length) pairs, so the overlong penalty varies."""
 
