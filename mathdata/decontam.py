@@ -224,11 +224,16 @@ ANSWER_COLUMNS = ("original_answer", "answer", "final_answer")
 
 def _answers(table: pa.Table) -> list[str | None]:
     """A reference's answers as written (records keep them in original_answer; `answer` there is
-    the rewritten integer), None where the table has none."""
+    the rewritten integer; a verl file has only reward_model.ground_truth), None where there is none."""
     for c in ANSWER_COLUMNS:
         if c in table.column_names:
             return [None if v is None else str(v[0] if isinstance(v, list) and len(v) == 1 else v)
                     for v in table.column(c).to_pylist()]  # fmt: skip
+    if "reward_model" in table.column_names:  # a verl file: the integer it grades against
+        return [
+            None if not isinstance(rm, dict) or rm.get("ground_truth") is None else str(rm["ground_truth"])
+            for rm in table.column("reward_model").to_pylist()
+        ]
     return [None] * len(table)
 
 

@@ -100,6 +100,10 @@ def test_user_references_jsonl_parquet_dataset_and_verl(tmp_path, aime24):
     assert (
         len(texts) == 30 and texts[0] == aime24.column("original_problem")[0].as_py()
     )  # raw_problem, not the template
+    from mathdata.decontam import _load_references
+
+    assert _load_references([verl])[3] == aime24.column("answer").to_pylist()  # the answer rule's side
+    assert _load_references([jsonl])[3] == [None]
     with pytest.raises(SchemaError, match="no problem text column"):
         decontaminate(cand, [pa.table({"x": [1]})])
     with pytest.raises(SchemaError, match="not a bundled benchmark"):
