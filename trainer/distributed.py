@@ -173,9 +173,19 @@ def barrier() -> None:
         dist.barrier()
 
 
-def cleanup() -> None:
-    """Leave the process group (call once at the end of a run; harmless without one)."""
-    if _in_group():
+def cleanup(ok: bool = True) -> None:
+    """Leave the process group (call once at the end of a run; harmless without one).
+
+    After a clean run every rank first meets the others, so no rank tears its gloo/nccl connections
+    down while a peer still finishes the last step's collectives (a rank that did so could abort the
+    other at exit). After an error (`ok=False`) nothing is destroyed: peers may sit in a collective
+    that destroying would deadlock; the launcher ends them.
+    """
+    if not _in_group():
+        return
+    if ok:
+        if dist.get_world_size() > 1:
+            dist.barrier()
         dist.destroy_process_group()
 
 

@@ -53,9 +53,12 @@ def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps
     """
     env = D.init_distributed(D.backend_for(cfg.train.device))
     try:
-        return _train(cfg, env, resume=resume, progress=progress, max_steps=max_steps)
-    finally:
-        D.cleanup()
+        out = _train(cfg, env, resume=resume, progress=progress, max_steps=max_steps)
+    except BaseException:
+        D.cleanup(ok=False)
+        raise
+    D.cleanup()
+    return out
 
 
 def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | None) -> Path:

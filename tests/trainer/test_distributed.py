@@ -332,6 +332,22 @@ def test_single_process_fallback(monkeypatch):
     D.cleanup()
 
 
+def test_cleanup_leaves_the_group_only_after_a_clean_run():
+    """cleanup() destroys the group; cleanup(ok=False) (after an error: peers may sit in a collective that
+    destroying would deadlock) leaves it for the launcher."""
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        D.cleanup(ok=False)
+        assert dist.is_initialized()
+        D.cleanup()
+        assert not dist.is_initialized()
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+
 def test_init_without_torchrun_vars_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.delenv("MASTER_ADDR", raising=False)
