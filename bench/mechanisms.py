@@ -81,7 +81,7 @@ TECHNIQUES: dict[str, dict] = {
     },
 }
 SECONDARY = ["acc", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
-             "generated"]  # fmt: skip
+             "generated", "skipped_steps"]  # fmt: skip
 STEP_RE = re.compile(r"Step (\d+): (\d+) ([+-]) (\d+) = (\d+)\.")
 
 
@@ -193,11 +193,12 @@ def effective_prompts(run_dir: Path) -> list[float]:
 
 
 # ---------------------------------------------------------------- one arm, one seed
-def arm_overrides(tech: str, arm: str, *, prompts: int) -> tuple[str, dict]:
+def arm_overrides(tech: str, arm: str, *, prompts: int, on_max: str = "train") -> tuple[str, dict]:
     """(preset, nested overrides) of one arm, parsed as `dapo train --set` parses them.
 
     Both arms: the dapo preset; at most 4 generation batches a step, then train on what was kept
-    (a run never dies of a hard batch); one generation batch = `prompts` prompts.
+    (`on_max` "train"; a step that kept nothing ends the run) or, with "skip", also go on without an
+    update when nothing was kept; one generation batch = `prompts` prompts.
     """
     from ablation import parse_variant
 
@@ -206,7 +207,7 @@ def arm_overrides(tech: str, arm: str, *, prompts: int) -> tuple[str, dict]:
     off = TECHNIQUES[tech]["without"] if arm == "without" else []
     sets = [f"train.gen_prompts={prompts}"]
     if "algo.dynamic_sampling=false" not in off:  # the config rejects these where nothing is filtered
-        sets += ["algo.max_gen_batches=4", "algo.on_max_gen_batches=train"]
+        sets += ["algo.max_gen_batches=4", f"algo.on_max_gen_batches={on_max}"]
     sets += off
     _, preset, over = parse_variant(f"{tech}_{arm}=dapo:" + ";".join(sets))
     return preset, over
@@ -243,7 +244,8 @@ def arm_settings(name: str, tech: str, arm: str, args, steps: int) -> SimpleName
     """What ablation.run_seed reads for one arm: the study's settings, the arm's variant, `steps` steps,
     one evaluation at the end."""
     ns = SimpleNamespace(**vars(args))
-    ns.steps, ns.variants = steps, {name: arm_overrides(tech, arm, prompts=args.prompts)}
+    ns.steps = steps
+    ns.variants = {name: arm_overrides(tech, arm, prompts=args.prompts, on_max=args.on_max_gen_batches)}
     ns.eval_every, ns.eval_n, ns.k, ns.target, ns.quiet = steps, 4, 2, 1.0, True
     return ns
 
@@ -282,6 +284,7 @@ def _run_arm(name: str, tech: str, arm: str, seed: int, args, data: SimpleNamesp
         "effective_prompts": sum(eff) / len(eff),
         "generated": sum(x.get("gen_batches", 1) for x in rows) * args.prompts * args.G,
         "gen_batches": sum(x.get("gen_batches", 1) for x in rows),
+        "skipped_steps": sum(x.get("skipped_step", 0) for x in rows),
         "curve": {"entropy": [x.get("entropy") for x in rows], "acc": [x.get("acc") for x in rows],
                   "truncation": [x.get("truncation_ratio") for x in rows],
                   "length": [x.get("response_length_mean") for x in rows], "effective": eff,
@@ -436,7 +439,7 @@ def write_table(results: list[dict], args, out: Path) -> None:
             + " |"
         )
     md = out / "mechanisms.md"
-    start, end = table_markers(args.task)
+    start, end = table_markers(args.region)
     region = "\n".join([start, *rows, end])
     text = md.read_text() if md.exists() else ""
     if start in text and end in text:
@@ -479,6 +482,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
         type=float,
         help="one SFT stage that stops at this sampled accuracy (instead of --sft-gold-prob)",
     )
+    ap.add_argument(
+        "--on-max-gen-batches",
+        dest="on_max_gen_batches",
+        choices=["train", "skip"],
+        default="train",
+        help="a step whose 4 generation batches kept no group: train ends the run (the study), skip goes on "
+        "without an update (runs, figures and table region of their own)",
+    )
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
@@ -506,7 +517,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.quick and args.task != "chain":
         ap.error("--quick reproduces the chain study (its shipped SFT policy): leave --task out")
     args.prefix = "mechanisms" if args.task == "chain" else f"mechanisms_{args.task}"
-    args.work = args.work or ROOT / "runs" / args.prefix
+    args.work = args.work or ROOT / "runs" / args.prefix  # corpus, SFT and runs of the task
+    args.region = args.task
+    if args.on_max_gen_batches == "skip":  # same corpus and SFT policy, its own runs and outputs
+        args.tag, args.prefix, args.region = "skip-" + args.tag, args.prefix + "_skip", args.task + "_skip"
     train, held, records = build(args.work, n_train=4000, n_eval=400, task=args.task)
     stages = [float(x) for x in args.sft_gold_prob.split(",")]
     if (

@@ -73,6 +73,11 @@ def test_every_without_arm_is_a_valid_trainer_config(mech):
     assert cfgs["clip_higher", "without"].algo.eps_high == 0.2
     assert cfgs["dynamic_sampling", "without"].algo.dynamic_sampling is False
     assert cfgs["token_loss", "without"].algo.loss_agg == "seq_mean_token_mean"
+    assert base.on_max_gen_batches == "train"
+    skip = build_config(
+        mech.arm_overrides("clip_higher", "without", prompts=8, on_max="skip")[1], preset="dapo"
+    )
+    assert (skip.algo.on_max_gen_batches, skip.algo.eps_high) == ("skip", 0.2)
     off = cfgs["overlong", "without"].algo
     assert (off.overlong_filter, off.overlong_penalty) == (False, False)
     for (t, arm), cfg in cfgs.items():  # each arm differs from the recipe in its own technique only
@@ -134,7 +139,7 @@ def test_another_task_writes_its_own_table_region_and_leaves_the_study_alone(mec
     c = mech.compare("clip_higher", withs, withouts)
     c["runs"] = {"with": withs, "without": withouts}
     args = SimpleNamespace(steps=100, prompts=8, G=8, mini_batch=4, L=96, sft="500 (probe accuracy 0.21)", lr=2e-4,
-                           probe_n=64, probe_k=4, task="sum_any", prefix="mechanisms_sum_any")  # fmt: skip
+                           probe_n=64, probe_k=4, task="sum_any", region="sum_any", prefix="mechanisms_sum_any")  # fmt: skip
     mech.write_table([c], args, tmp_path)
     text = md.read_text()
     assert study in text and text.startswith("# prose") and text.endswith("tail\n")
