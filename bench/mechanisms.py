@@ -336,6 +336,13 @@ def line(c: dict) -> str:
             f"accuracy {a.get('with', float('nan')):.3f} vs {a.get('without', float('nan')):.3f}")  # fmt: skip
 
 
+def band(runs: list[dict], curve: str, n: int) -> tuple[list[float], list[float]]:
+    """Mean over seeds and its s.e. at each of the first n steps of a training curve. A run without the
+    measure at a step (a skipped step logs no entropy) is left out there, not counted as 0."""
+    ys = [[v for r in runs if (v := r["curve"][curve][i]) is not None] for i in range(n)]
+    return [mean_se(y)[0] if y else math.nan for y in ys], [(mean_se(y)[1] or 0.0) if y else 0.0 for y in ys]
+
+
 def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path, prefix: str = "mechanisms") -> Path:
     """The paper's panel for this technique: a training curve with seeds as a band, and a second panel."""
     import matplotlib
@@ -360,9 +367,7 @@ def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path, prefix: 
             xs = [list(range(1, len(r["curve"][curve]) + 1)) for r in runs]
         n = min(len(x) for x in xs)
         x = [sum(xx[i] for xx in xs) / len(xs) for i in range(n)]
-        ys = [[r["curve"][curve][i] or 0.0 for r in runs] for i in range(n)]
-        m = [sum(y) / len(y) for y in ys]
-        se = [mean_se(y)[1] or 0.0 for y in ys]
+        m, se = band(runs, curve, n)
         ax.plot(x, m, color=colour, label=f"{label} {tech}")
         ax.fill_between(x, [a - b for a, b in zip(m, se, strict=True)], [a + b for a, b in zip(m, se, strict=True)],
                         color=colour, alpha=0.25)  # fmt: skip

@@ -1,6 +1,7 @@
 """bench/mechanisms.py's measures: the chain checker, repetition, the paired 3 s.e. rule, the variants."""
 
 import importlib.util
+import math
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,11 @@ def test_another_task_writes_its_own_table_region_and_leaves_the_study_alone(mec
     assert "(filled by the run)" not in region
     assert "16 updates per rollout" in region and "[png](mechanisms_sum_any_clip_higher.png)" in region
     assert "| shown |" in region
+
+
+def test_a_skipped_step_is_left_out_of_the_band_not_counted_as_zero(mech):
+    runs = [{"curve": {"entropy": [0.2, None, 0.3]}}, {"curve": {"entropy": [0.4, 0.5, None]}}]
+    m, se = mech.band(runs, "entropy", 3)
+    assert m == pytest.approx([0.3, 0.5, 0.3]) and se[0] == pytest.approx(0.1) and se[1:] == [0.0, 0.0]
+    m, _ = mech.band([{"curve": {"entropy": [None]}}], "entropy", 1)
+    assert math.isnan(m[0])

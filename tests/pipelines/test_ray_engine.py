@@ -247,6 +247,9 @@ def _stage_ids(out: Path) -> dict[str, list[str]]:
     }
 
 
+# the test's own waits (240 s to the kill, 600 s for the rerun) plus a local build: the suite's 300 s
+# cap cut a rerun that a loaded 2-core machine made slow (CI beside two training runs)
+@pytest.mark.timeout(1200)
 def test_driver_killed_and_rerun_skips_finished_shards(cluster, tmp_path):
     cfg = _write(
         tmp_path,
