@@ -186,6 +186,7 @@ def test_build_with_llm_and_solver_against_scripted_server(server, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(660)  # the build's own 600 s limit
 def test_offline_example_builds_a_corpus(tmp_path):
     out = tmp_path / "corpus"
     t0 = time.perf_counter()
@@ -207,6 +208,7 @@ def test_offline_example_builds_a_corpus(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # two kills of up to 120 s each, then the build's own 600 s limit
 def test_dapo_build_survives_kill_9(tmp_path):
     cfg = _write(
         tmp_path,

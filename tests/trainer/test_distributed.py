@@ -288,6 +288,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+# one torchrun's limit; a test's own pytest timeout is the sum of its runs' (the suite's 300 s cap would cut
+# a loaded machine's runs short of the limit they were given)
+TORCHRUN_TIMEOUT_S = 600
+
+
 def _torchrun(*args: str) -> None:
     """Run this file under torchrun --nproc_per_node 2 on loopback (gloo) with `args`; assert it succeeds."""
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
@@ -296,7 +301,7 @@ def _torchrun(*args: str) -> None:
         env.setdefault("GLOO_SOCKET_IFNAME", "lo")
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
            "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), __file__, *args]  # fmt: skip
-    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=TORCHRUN_TIMEOUT_S)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
 
 
@@ -357,6 +362,7 @@ def test_init_without_torchrun_vars_is_a_clear_error(monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(TORCHRUN_TIMEOUT_S + 60)
 def test_two_cpu_processes_equal_one_process(tmp_path):
     """torchrun --nproc_per_node 2 (gloo, loopback): same parameters, grads and stats as one process."""
     _torchrun(str(tmp_path))
@@ -467,6 +473,7 @@ def _train_cfg(sft: Path, data: str, out: Path, **train) -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(TORCHRUN_TIMEOUT_S + 60)
 def test_train_under_torchrun_two_ranks(tmp_path, sft_dir, toy_verl):
     """torchrun --nproc_per_node 2 runs one real train() step (dynamic sampling included) through the CLI;
     both ranks end with the weights rank 0 wrote to the checkpoint."""
@@ -493,6 +500,7 @@ def test_train_under_torchrun_two_ranks(tmp_path, sft_dir, toy_verl):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3 * TORCHRUN_TIMEOUT_S + 60)
 def test_train_fsdp2_equals_replicated_and_resumes_across_layouts(tmp_path, sft_dir, toy_verl):
     """train.fsdp: true (FSDP2 on CPU/gloo, 2 ranks) ends two steps with the replicated run's weights, optimiser
     state and metrics; and the replicated run's step-1 checkpoint resumes under FSDP2 to the same step 2."""
@@ -552,6 +560,7 @@ def _async_cfg(sft: Path, data: str, out: Path, **train) -> dict:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3 * TORCHRUN_TIMEOUT_S + 60)
 def test_async_under_torchrun_equals_one_process_and_resumes_exactly(tmp_path, sft_dir, toy_verl):
     """train.max_staleness 1 under torchrun (2 gloo ranks; rank 0's producer samples, every rank gets its batch):
     (1) four steps end with the one-process async run's weights, rollouts and metrics; (2) a 2-rank run
