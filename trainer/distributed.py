@@ -184,8 +184,7 @@ def cleanup(ok: bool = True) -> None:
     if not _in_group():
         return
     if ok:
-        if dist.get_world_size() > 1:
-            dist.barrier()
+        barrier()
         dist.destroy_process_group()
 
 
