@@ -193,19 +193,25 @@ def effective_prompts(run_dir: Path) -> list[float]:
 
 
 # ---------------------------------------------------------------- one arm, one seed
-def arm_overrides(tech: str, arm: str, *, prompts: int, on_max: str = "train") -> tuple[str, dict]:
+def arm_overrides(
+    tech: str, arm: str, *, prompts: int, on_max: str = "train", base: tuple[str, ...] = ()
+) -> tuple[str, dict]:
     """(preset, nested overrides) of one arm, parsed as `dapo train --set` parses them.
 
-    Both arms: the dapo preset; at most 4 generation batches a step, then train on what was kept
-    (`on_max` "train"; a step that kept nothing ends the run) or, with "skip", also go on without an
-    update when nothing was kept; one generation batch = `prompts` prompts.
+    Both arms: the dapo preset plus `base` (settings of another base recipe, e.g. overlong shaping off);
+    at most 4 generation batches a step, then train on what was kept (`on_max` "train"; a step that
+    kept nothing ends the run) or, with "skip", also go on without an update when nothing was kept;
+    one generation batch = `prompts` prompts.
     """
     from ablation import parse_variant
 
     if arm not in ("with", "without"):
         raise ValueError(f"arm {arm!r}: write with or without")
     off = TECHNIQUES[tech]["without"] if arm == "without" else []
-    sets = [f"train.gen_prompts={prompts}"]
+    clash = [b for b in base if b.split("=")[0] in {o.split("=")[0] for o in off}]
+    if clash:
+        raise ValueError(f"--base {clash} sets what the arm without {tech} changes: leave it out of --base")
+    sets = [f"train.gen_prompts={prompts}", *base]
     if "algo.dynamic_sampling=false" not in off:  # the config rejects these where nothing is filtered
         sets += ["algo.max_gen_batches=4", f"algo.on_max_gen_batches={on_max}"]
     sets += off
@@ -245,7 +251,9 @@ def arm_settings(name: str, tech: str, arm: str, args, steps: int) -> SimpleName
     one evaluation at the end."""
     ns = SimpleNamespace(**vars(args))
     ns.steps = steps
-    ns.variants = {name: arm_overrides(tech, arm, prompts=args.prompts, on_max=args.on_max_gen_batches)}
+    ns.variants = {
+        name: arm_overrides(tech, arm, prompts=args.prompts, on_max=args.on_max_gen_batches, base=args.base)
+    }
     ns.eval_every, ns.eval_n, ns.k, ns.target, ns.quiet = steps, 4, 2, 1.0, True
     return ns
 
@@ -424,7 +432,12 @@ def write_table(results: list[dict], args, out: Path) -> None:
         f"({args.prompts * args.G // args.mini_batch} updates per rollout), max {args.L} new tokens, "
         f"SFT {args.sft} steps; lr {args.lr}; probe {args.probe_n} held-out prompts x {args.probe_k}; "
         f"RL training steps took {_train_minutes(results):.0f} min of one core over the distinct runs "
-        "(the shared `with` runs counted once; probes and the SFT not included).",
+        "(the shared `with` runs counted once; probes and the SFT not included)."
+        + (
+            f" Both arms add to the dapo recipe: `{'; '.join(args.base)}`."
+            if getattr(args, "base", ())
+            else ""
+        ),
         "",
         "| technique | metric | with | without | difference ± s.e. | seeds | accuracy with / without | figure | |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -495,6 +508,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
         help="a step whose 4 generation batches kept no group: train ends the run (the study), skip goes on "
         "without an update (runs, figures and table region of their own)",
     )
+    ap.add_argument(
+        "--base",
+        default="",
+        help="settings both arms add to the dapo recipe, ';'-separated (e.g. 'algo.overlong_filter=false;"
+        "algo.overlong_penalty=false'): another base recipe, with runs, figures and table region of its own "
+        "named by --name",
+    )
+    ap.add_argument(
+        "--name", default="", help="with --base: the name of its runs, JSON, figures and table region"
+    )
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
@@ -504,6 +527,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
                          "when this checkout has not trained it); prints the stored line of the other techniques")  # fmt: skip
     args = ap.parse_args(argv)
     args.tag = ""
+    args.base = tuple(x.strip() for x in args.base.split(";") if x.strip())
+    if bool(args.base) != bool(args.name) or not re.fullmatch(r"[a-z0-9_]*", args.name):
+        ap.error("--base and --name go together; --name is lower-case letters, digits and _")
     if args.quick:  # same corpus and SFT policy as the study, its own run directories
         args.only, args.seeds, args.steps, args.probe_n, args.tag = (
             "dynamic_sampling",
@@ -526,6 +552,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args.region = args.task
     if args.on_max_gen_batches == "skip":  # same corpus and SFT policy, its own runs and outputs
         args.tag, args.prefix, args.region = "skip-" + args.tag, args.prefix + "_skip", args.task + "_skip"
+    if args.base:  # another base recipe: same corpus and SFT policy, its own runs and outputs
+        if args.quick:
+            ap.error("--quick reproduces the study's recipe: leave --base out")
+        n = args.name
+        args.tag, args.prefix, args.region = f"{n}-{args.tag}", f"{args.prefix}_{n}", f"{args.region}_{n}"
     train, held, records = build(args.work, n_train=4000, n_eval=400, task=args.task)
     stages = [float(x) for x in args.sft_gold_prob.split(",")]
     if (

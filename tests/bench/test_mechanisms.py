@@ -92,6 +92,20 @@ def test_every_without_arm_is_a_valid_trainer_config(mech):
     assert len({mech.arm_name(t, "without") for t in mech.TECHNIQUES}) == 4
 
 
+def test_a_base_recipe_reaches_both_arms_and_cannot_hide_the_technique(mech):
+    """--base changes the recipe both arms start from; the arm without still differs in its technique only."""
+    from trainer.config import build_config
+
+    base = ("algo.overlong_filter=false", "algo.overlong_penalty=false")
+    w, wo = (build_config(mech.arm_overrides("token_loss", arm, prompts=8, base=base)[1], preset="dapo").algo
+             for arm in ("with", "without"))  # fmt: skip
+    assert (w.overlong_filter, w.overlong_penalty, w.loss_agg) == (False, False, "token_mean")
+    assert (wo.overlong_filter, wo.overlong_penalty, wo.loss_agg) == (False, False, "seq_mean_token_mean")
+    assert {k for k, v in w.model_dump().items() if wo.model_dump()[k] != v} == {"loss_agg"}
+    with pytest.raises(ValueError, match="leave it out of --base"):  # a base that would undo the arm's change
+        mech.arm_overrides("token_loss", "without", prompts=8, base=("algo.loss_agg=token_mean",))
+
+
 def test_a_run_another_process_holds_is_skipped_not_waited_for(mech, tmp_path):
     """Two study processes side by side: the one that finds a run locked gets Busy and moves on."""
     import fcntl
