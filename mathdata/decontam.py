@@ -1149,6 +1149,7 @@ def _semantic_match(
         answer_key,
         load_encoder,
         nearest,
+        number_bag_share,
         number_order_share,
         numbers,
         same_answer,
@@ -1164,9 +1165,11 @@ def _semantic_match(
     for i, c, r in zip(todo, cosine.tolist(), top.tolist(), strict=True):
         if c < min(judge_from, ANSWER_COSINE):
             continue
-        share = number_order_share(sem["numbers"][r], numbers(norm[i]))
+        item_numbers, row_numbers = sem["numbers"][r], numbers(norm[i])
+        share = number_order_share(item_numbers, row_numbers)
         matches = partial(same_answer, answer_key(answers[i]), sem["answers"][r])
-        v = verdict(c, share, question_swapped(index.ref_texts[r], texts[i]), judge_from, matches)
+        swapped = question_swapped(index.ref_texts[r], texts[i])
+        v = verdict(c, share, swapped, judge_from, matches, number_bag_share(item_numbers, row_numbers))
         if v in ("semantic", "answer"):
             best[offset + i] = (c, 0, r, v)
         elif v == "borderline":

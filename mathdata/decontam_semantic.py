@@ -18,8 +18,12 @@ as a copy. So a pair is a `semantic` hit only when all three hold:
 - the row does not ask the opposite question (mathdata.decontam.question_swapped).
 
 A reworded copy keeps its item's answer, a problem near an item by topic rarely shares it: a pair is
-an `answer` hit from ANSWER_COSINE (0.6) when the numbers-in-order share and the question hold as
-above and the row's answer equals the item's (rows_answer_match). On the 9,740 clean problems one
+an `answer` hit from ANSWER_COSINE (0.6) when at least SEMANTIC_NUMBERS of the item's numbers are in
+the row, the question holds as above and the row's answer equals the item's (rows_answer_match).
+Here the numbers count as a bag, not in order: a rewording that sums g(0)+g(-1)+g(-2) as
+g(-2)+g(-1)+g(0) keeps its item's answer, and the answer, not the order, is what tells a swapped
+question apart. Ordinals and spelled powers count as numbers in both texts ("the sixth power" is
+^6, "squared" ^2). On the 9,740 clean problems one
 pair passes (the dice problem, a copy of MATH's); the next same-answer pair with the item's numbers
 is at 0.57.
 
@@ -36,6 +40,7 @@ seconds per 1,000 rows (encoding), against 0.3 for the lexical layers.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -51,6 +56,23 @@ BATCH = 64
 
 Encoder = Callable[[list[str]], np.ndarray]
 _NUMBER = re.compile(r"\b\d+\b")
+_ORDINALS = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+             "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()  # fmt: skip
+_TENS_ORD = {"twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60,
+             "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100}  # fmt: skip
+# after mathdata.decontam.ngram_texts, cardinals are digits: "fifty-fifth" is "50 fifth" by then;
+# a plural is a fraction's denominator ("five-eighths"), except "firsts"/"seconds"
+_ORDINAL = re.compile(
+    r"\b(?:(\d0) )?(" + "|".join([*_ORDINALS, *_TENS_ORD]) + r")(?:s(?<!firsts)(?<!seconds))?\b|\b(squared|cubed)\b"
+)
+
+
+def _ordinal_value(m: re.Match) -> str:
+    if m.group(3):
+        return " 2 " if m.group(3) == "squared" else " 3 "
+    word = m.group(2)
+    value = _TENS_ORD[word] if word in _TENS_ORD else _ORDINALS.index(word)
+    return f" {int(m.group(1) or 0) + value} "
 
 
 @lru_cache(maxsize=1)
@@ -74,8 +96,9 @@ def load_encoder() -> Encoder:
 
 
 def numbers(norm_text: str) -> list[str]:
-    """The number runs of a normalised text (mathdata.decontam.ngram_texts), in order."""
-    return _NUMBER.findall(norm_text)
+    """The number runs of a normalised text (mathdata.decontam.ngram_texts), in order; ordinals
+    ("sixth", "fifty-fifth") and "squared"/"cubed" count as the numbers they name."""
+    return _NUMBER.findall(_ORDINAL.sub(_ordinal_value, norm_text))
 
 
 def number_order_share(item: list[str], row: list[str]) -> float:
@@ -85,6 +108,14 @@ def number_order_share(item: list[str], row: list[str]) -> float:
         return 1.0
     blocks = SequenceMatcher(None, item, row, autojunk=False).get_matching_blocks()
     return sum(b.size for b in blocks) / len(item)
+
+
+def number_bag_share(item: list[str], row: list[str]) -> float:
+    """Share of the item's numbers found in the row, in any order, each as often as the item has it
+    (1.0 for an item without numbers): the `answer` rule's test (the answer rules out a swapped ask)."""
+    if not item:
+        return 1.0
+    return sum((Counter(item) & Counter(row)).values()) / len(item)
 
 
 def semantic_index(
@@ -134,17 +165,24 @@ def verdict(
     swapped: bool,
     borderline: float = SEMANTIC_BORDERLINE,
     answer_matches: Callable[[], bool] | None = None,
+    bag_share: float | None = None,
 ) -> str | None:
     """`semantic` (a copy), `answer` (a copy: near, the item's numbers and its answer), `borderline`
-    (for the judge, from cosine `borderline`) or None, for a row's nearest item. `answer_matches` is
-    asked only when the rest of the `answer` rule holds (the comparison may call the verifier)."""
+    (for the judge, from cosine `borderline`) or None, for a row's nearest item. `share` is the
+    numbers-in-order share, `bag_share` the any-order one (the `answer` rule's; `share` when not
+    given). `answer_matches` is asked only when the rest of the `answer` rule holds (the comparison
+    may call the verifier)."""
     if swapped:
         return None
-    if share >= SEMANTIC_NUMBERS:
-        if cosine >= SEMANTIC_THRESHOLD:
-            return "semantic"
-        if cosine >= ANSWER_COSINE and answer_matches is not None and answer_matches():
-            return "answer"
+    if share >= SEMANTIC_NUMBERS and cosine >= SEMANTIC_THRESHOLD:
+        return "semantic"
+    if (
+        max(share, share if bag_share is None else bag_share) >= SEMANTIC_NUMBERS
+        and cosine >= ANSWER_COSINE
+        and answer_matches is not None
+        and answer_matches()
+    ):
+        return "answer"
     if cosine >= borderline:
         return "borderline"
     return None

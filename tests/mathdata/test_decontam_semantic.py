@@ -44,12 +44,44 @@ def test_number_order_share():
     assert sem.number_order_share([], ["4"]) == 1.0
 
 
+def test_number_bag_share_counts_the_items_numbers_in_any_order():
+    assert sem.number_bag_share(["0", "1", "2"], ["2", "1", "0"]) == 1.0  # g(0)+g(-1)+g(-2) summed backwards
+    assert sem.number_bag_share(["555", "10", "5"], ["555", "5", "10"]) == 1.0  # order is not its business
+    assert sem.number_bag_share(["2", "2", "3"], ["2", "3"]) == pytest.approx(2 / 3)  # as often as the item
+    assert sem.number_bag_share(["2", "3"], ["7", "8"]) == 0.0
+    assert sem.number_bag_share([], ["4"]) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the sixth power of $\\sqrt{5}+\\sqrt{7}$", ["6", "5", "7"]),
+        ("the fifty-fifth power of four and five-eighths", ["55", "4", "5", "8"]),
+        ("x squared plus y cubed", ["2", "3"]),
+        ("the first term and the twentieth", ["1", "20"]),
+        ("two thirds of the seconds", ["2", "3"]),  # a plural ordinal is a denominator; "seconds" is not
+        ("$x^2 + y^3$", ["2", "3"]),
+    ],
+)
+def test_ordinals_and_spelled_powers_are_numbers(text, expected):
+    from mathdata.decontam import ngram_texts
+
+    assert sem.numbers(ngram_texts(pa.array([text])).to_pylist()[0]) == expected
+
+
 def test_verdict_needs_nearness_numbers_and_the_same_ask():
     assert sem.verdict(0.95, 1.0, swapped=False) == "semantic"
     assert sem.verdict(0.95, 0.5, swapped=False) == "borderline"  # the numbers changed: a judge decides
     assert sem.verdict(0.95, 1.0, swapped=True) is None  # the opposite question of the same setup
     assert sem.verdict(0.8, 1.0, swapped=False) == "borderline"
     assert sem.verdict(0.6, 1.0, swapped=False) is None
+    # the answer rule reads the numbers as a bag (a rewording reorders terms), `semantic` in order
+    yes, no = (lambda: True), (lambda: False)
+    assert sem.verdict(0.65, 0.5, swapped=False, answer_matches=yes, bag_share=1.0) == "answer"
+    assert sem.verdict(0.65, 0.5, swapped=False, answer_matches=no, bag_share=1.0) is None
+    assert sem.verdict(0.65, 0.5, swapped=False, answer_matches=yes, bag_share=0.5) is None
+    assert sem.verdict(0.65, 0.5, swapped=True, answer_matches=yes, bag_share=1.0) is None
+    assert sem.verdict(0.95, 0.5, swapped=False, bag_share=1.0) == "borderline"  # no answer: order decides
 
 
 def _fake_encoder(vectors: dict[str, list[float]]):
