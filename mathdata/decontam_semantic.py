@@ -56,8 +56,9 @@ BATCH = 64
 
 Encoder = Callable[[list[str]], np.ndarray]
 _NUMBER = re.compile(r"\b\d+\b")
-_ORDINALS = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-             "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()  # fmt: skip
+_ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+             "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+             "eighteenth", "nineteenth")  # fmt: skip
 _TENS_ORD = {"twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60,
              "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100}  # fmt: skip
 # after mathdata.decontam.ngram_texts, cardinals are digits: "fifty-fifth" is "50 fifth" by then;
