@@ -64,7 +64,9 @@ _TENS_ORD = {"twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "
 # after mathdata.decontam.ngram_texts, cardinals are digits: "fifty-fifth" is "50 fifth" by then;
 # a plural is a fraction's denominator ("five-eighths"), except "firsts"/"seconds"
 _ORDINAL = re.compile(
-    r"\b(?:(\d0) )?(" + "|".join([*_ORDINALS, *_TENS_ORD]) + r")(?:s(?<!firsts)(?<!seconds))?\b|\b(squared|cubed)\b"
+    r"\b(?:(\d0) )?("
+    + "|".join([*_ORDINALS, *_TENS_ORD])
+    + r")(?:s(?<!firsts)(?<!seconds))?\b|\b(squared|cubed)\b"
 )
 
 
