@@ -180,7 +180,8 @@ def verdict(
     if share >= SEMANTIC_NUMBERS and cosine >= SEMANTIC_THRESHOLD:
         return "semantic"
     if (
-        max(share, share if bag_share is None else bag_share) >= SEMANTIC_NUMBERS
+        (share if bag_share is None else bag_share)
+        >= SEMANTIC_NUMBERS  # a bag share is never below the order one
         and cosine >= ANSWER_COSINE
         and answer_matches is not None
         and answer_matches()
