@@ -467,6 +467,21 @@ def write_table(results: list[dict], args, out: Path) -> None:
     atomic_write(md, text)
 
 
+def output_names(task: str, skip: bool, name: str, tag: str = "") -> tuple[str, str, str]:
+    """(run tag, JSON/figure prefix, table region) of a variant of the study.
+
+    A variant (another task, `--on-max-gen-batches skip`, a `--name`d base recipe or replication) shares
+    the task's corpus and SFT policy but never the study's runs or outputs: a rerun with other settings
+    must not be read back as, or merged into, the study's result."""
+    prefix = "mechanisms" if task == "chain" else f"mechanisms_{task}"
+    region = task
+    if skip:
+        tag, prefix, region = "skip-" + tag, prefix + "_skip", region + "_skip"
+    if name:
+        tag, prefix, region = f"{name}-{tag}", f"{prefix}_{name}", f"{region}_{name}"
+    return tag, prefix, region
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -516,7 +531,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
         "named by --name",
     )
     ap.add_argument(
-        "--name", default="", help="with --base: the name of its runs, JSON, figures and table region"
+        "--name",
+        default="",
+        help="the name of the runs, JSON, figures and table region of another base recipe (with --base) or "
+        "of a replication with new seeds (alone), so that neither overwrites the study's",
     )
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
@@ -528,8 +546,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args = ap.parse_args(argv)
     args.tag = ""
     args.base = tuple(x.strip() for x in args.base.split(";") if x.strip())
-    if bool(args.base) != bool(args.name) or not re.fullmatch(r"[a-z0-9_]*", args.name):
-        ap.error("--base and --name go together; --name is lower-case letters, digits and _")
+    if (args.base and not args.name) or not re.fullmatch(r"[a-z0-9_]*", args.name):
+        ap.error("--base needs --name; --name is lower-case letters, digits and _")
     if args.quick:  # same corpus and SFT policy as the study, its own run directories
         args.only, args.seeds, args.steps, args.probe_n, args.tag = (
             "dynamic_sampling",
@@ -547,16 +565,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
     t0 = time.perf_counter()
     if args.quick and args.task != "chain":
         ap.error("--quick reproduces the chain study (its shipped SFT policy): leave --task out")
-    args.prefix = "mechanisms" if args.task == "chain" else f"mechanisms_{args.task}"
-    args.work = args.work or ROOT / "runs" / args.prefix  # corpus, SFT and runs of the task
-    args.region = args.task
-    if args.on_max_gen_batches == "skip":  # same corpus and SFT policy, its own runs and outputs
-        args.tag, args.prefix, args.region = "skip-" + args.tag, args.prefix + "_skip", args.task + "_skip"
-    if args.base:  # another base recipe: same corpus and SFT policy, its own runs and outputs
-        if args.quick:
-            ap.error("--quick reproduces the study's recipe: leave --base out")
-        n = args.name
-        args.tag, args.prefix, args.region = f"{n}-{args.tag}", f"{args.prefix}_{n}", f"{args.region}_{n}"
+    if args.quick and args.name:
+        ap.error("--quick reproduces the study's stored result: leave --base and --name out")
+    args.work = args.work or ROOT / "runs" / output_names(args.task, False, "")[1]  # corpus, SFT, runs
+    args.tag, args.prefix, args.region = output_names(
+        args.task, args.on_max_gen_batches == "skip", args.name, args.tag
+    )
     train, held, records = build(args.work, n_train=4000, n_eval=400, task=args.task)
     stages = [float(x) for x in args.sft_gold_prob.split(",")]
     if (

@@ -170,3 +170,25 @@ def test_a_skipped_step_is_left_out_of_the_band_not_counted_as_zero(mech):
     assert m == pytest.approx([0.3, 0.5, 0.3]) and se[0] == pytest.approx(0.1) and se[1:] == [0.0, 0.0]
     m, _ = mech.band([{"curve": {"entropy": [None]}}], "entropy", 1)
     assert math.isnan(m[0])
+
+
+def test_every_variant_has_runs_and_outputs_of_its_own(mech):
+    """A replication (`--name` alone), a base recipe, skip and another task never share runs, a JSON or a
+    table region with the study or with each other; only the study itself has the bare names."""
+    variants = [
+        (task, skip, name)
+        for task in ("chain", "sum_any")
+        for skip in (False, True)
+        for name in ("", "rep", "no_overlong")
+    ]
+    names = [mech.output_names(*v) for v in variants]
+    assert len({n[1] for n in names}) == len({n[2] for n in names}) == len(variants)
+    # run tags live in the task's own work directory (runs/mechanisms_<task>), so unique per task
+    assert len({(v[0], n[0]) for v, n in zip(variants, names, strict=True)}) == len(variants)
+    assert mech.output_names("chain", False, "") == ("", "mechanisms", "chain")
+    assert mech.output_names("sum_any", True, "rep") == (
+        "rep-skip-",
+        "mechanisms_sum_any_skip_rep",
+        "sum_any_skip_rep",
+    )
+    assert mech.output_names("chain", False, "", "quick-") == ("quick-", "mechanisms", "chain")
