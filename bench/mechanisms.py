@@ -430,7 +430,7 @@ def write_table(results: list[dict], args, out: Path) -> None:
     rows = [
         f"Budget: {args.steps} steps x {args.prompts} prompts x G={args.G}, mini-batch {args.mini_batch} "
         f"({args.prompts * args.G // args.mini_batch} updates per rollout), max {args.L} new tokens, "
-        f"SFT {args.sft} steps; lr {args.lr}; probe {args.probe_n} held-out prompts x {args.probe_k}; "
+        f"SFT {args.sft}; lr {args.lr}; probe {args.probe_n} held-out prompts x {args.probe_k}; "
         f"RL training steps took {_train_minutes(results):.0f} min of one core over the distinct runs "
         "(the shared `with` runs counted once; probes and the SFT not included)."
         + (
@@ -583,7 +583,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             f"--quick: starting from the shipped copy of the study's SFT policy ({SHIPPED_SFT.relative_to(ROOT)})"
         )
     if args.init is not None:
-        init, args.sft = args.init, f"given ({args.init})"
+        init, args.sft = args.init, f"policy given ({args.init}), not trained here"
     else:
         init = warm_up(args.work, records, steps=args.sft_steps, gold_probs=stages, threads=args.threads,
                        probe=train, acc=args.sft_acc, L=args.L)  # fmt: skip
@@ -591,7 +591,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         done = [json.loads((args.work / f"sft-stage{i}.json").read_text()) for i in range(n_stages)]
         args.sft = " + ".join(
             f"{d['steps']} (probe accuracy {d['probe_acc']:.2f})" if args.sft_acc else
-            f"{d['steps']} (gold p {d['gold_prob']:.3f})" for d in done)  # fmt: skip
+            f"{d['steps']} (gold p {d['gold_prob']:.3f})" for d in done) + " steps"  # fmt: skip
     data = SimpleNamespace(train=train, eval=held, init=init)
     # (technique, seed) pairs; a pair whose run another process is training is put back and retried,
     # so two processes side by side split the work instead of waiting on each other

@@ -153,7 +153,7 @@ def test_another_task_writes_its_own_table_region_and_leaves_the_study_alone(mec
     ]
     c = mech.compare("clip_higher", withs, withouts)
     c["runs"] = {"with": withs, "without": withouts}
-    args = SimpleNamespace(steps=100, prompts=8, G=8, mini_batch=4, L=96, sft="500 (probe accuracy 0.21)", lr=2e-4,
+    args = SimpleNamespace(steps=100, prompts=8, G=8, mini_batch=4, L=96, sft="500 (probe accuracy 0.21) steps", lr=2e-4,
                            probe_n=64, probe_k=4, task="sum_any", region="sum_any", prefix="mechanisms_sum_any")  # fmt: skip
     mech.write_table([c], args, tmp_path)
     text = md.read_text()
