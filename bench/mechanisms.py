@@ -38,6 +38,7 @@ import argparse
 import json
 import math
 import re
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -80,8 +81,19 @@ TECHNIQUES: dict[str, dict] = {
         "label": "truncation rate, held-out",
     },
 }
+# a headline other than the technique's own (--metric, a named variant only)
+METRIC_LABELS = {
+    "repetition": "repetition (responses writing a line twice), held-out",
+    "wrong_length": TECHNIQUES["token_loss"]["label"],
+    "truncation": TECHNIQUES["overlong"]["label"],
+    "entropy_late": TECHNIQUES["clip_higher"]["label"],
+    "acc": "accuracy, held-out",
+}
 SECONDARY = ["acc", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
              "generated", "skipped_steps"]  # fmt: skip
+# what a looping scratchpad repeats (a tiny model cannot learn to copy a whole step line in a short SFT:
+# taught to, it stalls the step counter and writes new arithmetic instead, which no metric calls a repeat)
+FILLER = "Let me check again."
 STEP_RE = re.compile(r"Step (\d+): (\d+) ([+-]) (\d+) = (\d+)\.")
 
 
@@ -125,6 +137,66 @@ def warm_up(work: Path, records: Path, *, steps: int, gold_probs: list[float], t
             atomic_write(work / f"sft-stage{i}.json", json.dumps(s, indent=1))
         prev = out
     return prev
+
+
+def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, lines: int = 11) -> Path:
+    """A copy of the kept train records in which `share` of the scratchpads fall into a loop (for the
+    token-level loss's failure: long wrong responses that repeat themselves).
+
+    A looping scratchpad writes the gold steps 1..k (k drawn below the chain's length), then the line
+    FILLER until it has `lines` lines (at least two repeats), then answers step k's value: a long,
+    repetitive, wrong response (~100-150 tokens with the tiny tokenizer, against a median gold length of 74).
+    Rows are drawn with `seed`; everything else is copied as it is."""
+    import random
+
+    import pyarrow as pa
+
+    from mathdata.store import read_table, write_records
+
+    if not 0 < share < 1:
+        raise ValueError(f"--sft-loops {share}: a share of the SFT scratchpads, between 0 and 1")
+    table = read_table(records, filter_status="kept")
+    rng = random.Random(seed)
+    sols = []
+    for sol in table.column("solution").to_pylist():
+        steps = [x for x in sol.splitlines() if STEP_RE.fullmatch(x.strip())]
+        if len(steps) < 2 or rng.random() >= share:
+            sols.append(sol)
+            continue
+        k = rng.randrange(1, len(steps))  # steps 1..k, k < the chain's length
+        value = STEP_RE.fullmatch(steps[k - 1].strip())[5]
+        if value == STEP_RE.fullmatch(steps[-1].strip())[5]:  # step k's value is the answer: not a wrong loop
+            sols.append(sol)
+            continue
+        body = steps[:k] + [FILLER] * max(2, lines - k)
+        sols.append("\n".join(body) + f"\nAnswer: {value}")
+    if out.exists():  # written whole or not at all (below): read back
+        return out
+    table = table.set_column(table.schema.get_field_index("solution"), "solution", pa.array(sols))
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    write_records(tmp, table)
+    tmp.rename(out)
+    return out
+
+
+def loop_stage(work: Path, records: Path, init: Path, *, share: float, steps: int, threads: int) -> Path:
+    """One more SFT stage from `init` on `looping_records` (`steps` steps, lr 1e-3, a fresh optimiser):
+    a policy that loops on a share of its responses. Saved (work/sft-loops<share>-<steps>-from-<init>),
+    so reruns read it back."""
+    import torch
+
+    from trainer.config import ModelConfig
+    from trainer.sft import sft
+
+    torch.set_num_threads(threads)
+    out = work / f"sft-loops{share:g}-{steps}-from-{Path(init).name}"
+    if not (out / "config.json").exists():
+        looped = looping_records(records, work / f"records-loops{share:g}", share=share)
+        s = sft(looped, out, model_cfg=ModelConfig(path=str(init)), steps=steps, batch_size=64, lr=1e-3,
+                seed=0, eval_every=steps, progress=False)  # fmt: skip
+        atomic_write(out.parent / f"{out.name}.json", json.dumps(s, indent=1))
+    return out
 
 
 # ---------------------------------------------------------------- measuring a policy
@@ -309,9 +381,11 @@ def mean_se(xs: list[float]) -> tuple[float, float | None]:
     return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs))
 
 
-def compare(tech: str, withs: list[dict], withouts: list[dict]) -> dict:
-    """Paired by seed: with, without, the difference and its s.e., and whether it is >= 3 s.e."""
-    out = {"technique": tech, "seeds": [r["seed"] for r in withs]}
+def compare(tech: str, withs: list[dict], withouts: list[dict], metric: str | None = None) -> dict:
+    """Paired by seed: with, without, the difference and its s.e., and whether the headline (the
+    technique's own metric, or `metric`) differs by >= 3 s.e."""
+    metric = metric or TECHNIQUES[tech]["metric"]
+    out = {"technique": tech, "metric": metric, "seeds": [r["seed"] for r in withs]}
     for key in SECONDARY:  # a seed counts where both arms have the measure (no truncation: no reward noise)
         both = [
             (x[key], y[key])
@@ -328,14 +402,19 @@ def compare(tech: str, withs: list[dict], withouts: list[dict]) -> dict:
             "diff": mean_se(d)[0],
             "se": mean_se(d)[1],
         }
-    h = out.get(TECHNIQUES[tech]["metric"], {})
+    h = out.get(metric, {})
     out["shown"] = bool(h.get("se") and abs(h["diff"]) >= 3 * h["se"])
     return out
 
 
+def headline(c: dict) -> str:
+    """The headline metric of a comparison (results written before --metric existed carry none)."""
+    return c.get("metric") or TECHNIQUES[c["technique"]]["metric"]
+
+
 def line(c: dict) -> str:
     """One line per technique: headline metric with / without, difference +- s.e., shown or not."""
-    key = TECHNIQUES[c["technique"]]["metric"]
+    key = headline(c)
     h, a = c[key], c.get("acc", {})
     se = "n/a" if h["se"] is None else f"{h['se']:.3f}"
     lost = f", {len(c['failed'])} lost: a run died" if c.get("failed") else ""
@@ -443,14 +522,19 @@ def write_table(results: list[dict], args, out: Path) -> None:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for c in results:
-        key = TECHNIQUES[c["technique"]]["metric"]
+        key = headline(c)
+        label = (
+            TECHNIQUES[c["technique"]]["label"]
+            if key == TECHNIQUES[c["technique"]]["metric"]
+            else METRIC_LABELS[key]
+        )
         if key not in c:  # every seed failed
-            rows.append(f"| {c['technique']} | {TECHNIQUES[c['technique']]['label']} | - | - | - | 0 | - | - | "
+            rows.append(f"| {c['technique']} | {label} | - | - | - | 0 | - | - | "
                         f"not shown (every seed failed: {c['failed'][0][:120]}) |")  # fmt: skip
             continue
         h, a = c[key], c.get("acc", {})
         rows.append(
-            f"| {c['technique']} | {TECHNIQUES[c['technique']]['label']} | {f(h['with'])} | {f(h['without'])} | "
+            f"| {c['technique']} | {label} | {f(h['with'])} | {f(h['without'])} | "
             f"{h['diff']:+.3f} ± {f(h['se'])} | {len(c['seeds'])} | {f(a.get('with'))} / {f(a.get('without'))} | "
             f"[png]({args.prefix}_{c['technique']}.png) | {'shown' if c['shown'] else 'not shown'}"
             + (f" ({len(c['failed'])} seed(s) lost: a run died)" if c.get("failed") else "")
@@ -536,6 +620,19 @@ def main(argv: list[str] | None = None) -> list[dict]:
         help="the name of the runs, JSON, figures and table region of another base recipe (with --base) or "
         "of a replication with new seeds (alone), so that neither overwrites the study's",
     )
+    ap.add_argument(
+        "--sft-loops",
+        dest="sft_loops",
+        type=float,
+        help="one more SFT stage (from --init or the warm-up) on scratchpads of which this share loops "
+        "(`looping_records`): a policy with long repetitive wrong responses; needs --name",
+    )
+    ap.add_argument("--sft-loop-steps", dest="sft_loop_steps", type=int, default=100)
+    ap.add_argument(
+        "--metric",
+        choices=sorted(METRIC_LABELS),
+        help="the headline measure of every technique run, instead of its own; needs --name",
+    )
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
@@ -548,6 +645,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args.base = tuple(x.strip() for x in args.base.split(";") if x.strip())
     if (args.base and not args.name) or not re.fullmatch(r"[a-z0-9_]*", args.name):
         ap.error("--base needs --name; --name is lower-case letters, digits and _")
+    if (args.sft_loops or args.metric) and not args.name:
+        ap.error("--sft-loops and --metric change the study: name the variant with --name")
     if args.quick:  # same corpus and SFT policy as the study, its own run directories
         args.only, args.seeds, args.steps, args.probe_n, args.tag = (
             "dynamic_sampling",
@@ -592,6 +691,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
         args.sft = " + ".join(
             f"{d['steps']} (probe accuracy {d['probe_acc']:.2f})" if args.sft_acc else
             f"{d['steps']} (gold p {d['gold_prob']:.3f})" for d in done) + " steps"  # fmt: skip
+    if args.sft_loops:
+        init = loop_stage(args.work, records, init, share=args.sft_loops, steps=args.sft_loop_steps,
+                          threads=args.threads)  # fmt: skip
+        args.sft += f" + {args.sft_loop_steps} steps on scratchpads {args.sft_loops:.0%} of which loop"
     data = SimpleNamespace(train=train, eval=held, init=init)
     # (technique, seed) pairs; a pair whose run another process is training is put back and retried,
     # so two processes side by side split the work instead of waiting on each other
@@ -625,7 +728,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             print(f"{tech:17s} not shown: every seed failed ({failed[0][:160]})", flush=True)
             results.append({"technique": tech, "seeds": [], "shown": False, "failed": failed})
             continue
-        c = compare(tech, withs, withouts)
+        c = compare(tech, withs, withouts, args.metric)
         c["failed"] = failed
         c["figure"] = str(
             plot(tech, withs, withouts, args.work if args.quick else args.out, prefix=args.prefix)

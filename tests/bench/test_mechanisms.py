@@ -192,3 +192,50 @@ def test_every_variant_has_runs_and_outputs_of_its_own(mech):
         "sum_any_skip_rep",
     )
     assert mech.output_names("chain", False, "", "quick-") == ("quick-", "mechanisms", "chain")
+
+
+def test_looping_scratchpads_repeat_a_line_answer_wrong_and_leave_the_rest_alone(mech, tmp_path):
+    """The token-level-loss variant's SFT data: a share of scratchpads loops (long, repetitive, wrong)."""
+    from mathdata.schema import new_record
+    from mathdata.store import read_table, write_records
+    from pipelines.sources.synthetic import generate
+
+    rows = list(generate(400, seed=5, kinds=["chain"], difficulty=3))
+    src = tmp_path / "records"
+    write_records(src, [new_record(source="synthetic", original_problem=r["problem"], source_key=str(i),
+                                   problem=r["problem"], solution=r["solution"], answer=str(r["answer"]),
+                                   split="train") for i, r in enumerate(rows)])  # fmt: skip
+    looped = read_table(mech.looping_records(src, tmp_path / "out", share=0.3, seed=1), filter_status="kept")
+    assert looped.num_rows == len(rows)
+    loops = 0
+    for r, sol in zip(rows, looped.column("solution").to_pylist(), strict=True):
+        if sol == r["solution"]:
+            assert not mech.repeated(sol)
+            continue
+        loops += 1
+        lines = sol.splitlines()
+        assert mech.repeated(sol) and lines.count(mech.FILLER) >= 2
+        assert mech.chain_ok_prefix(sol)  # the steps written before the loop are the gold ones
+        assert lines[-1].startswith("Answer: ") and lines[-1] != f"Answer: {r['answer']}"
+        assert len(sol) > len(r["solution"]) or len(lines) >= 12
+    assert 0.22 < loops / len(rows) < 0.38
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        mech.looping_records(src, tmp_path / "bad", share=1.5)
+
+
+def test_another_headline_decides_shown_and_names_its_metric(mech):
+    withs = [_run(s, repetition=0.10 + 0.001 * s, wrong_length=60.0 + s) for s in range(5)]
+    withouts = [_run(s, repetition=0.25 + 0.002 * (s % 2), wrong_length=60.0 + [9, -9, 4, -4, 0][s])
+                for s in range(5)]  # fmt: skip
+    own = mech.compare("token_loss", withs, withouts)
+    assert own["metric"] == "wrong_length" and not own["shown"]
+    rep = mech.compare("token_loss", withs, withouts, "repetition")
+    assert rep["metric"] == "repetition" and rep["shown"] and "repetition with 0.102" in mech.line(rep)
+    old = {k: v for k, v in own.items() if k != "metric"}  # a result stored before --metric existed
+    assert mech.headline(old) == "wrong_length"
+
+
+@pytest.mark.parametrize("flags", [["--metric", "repetition"], ["--sft-loops", "0.3"]])
+def test_a_changed_study_must_be_named(mech, flags):
+    with pytest.raises(SystemExit):
+        mech.main(["--only", "token_loss", *flags])
