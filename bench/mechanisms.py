@@ -26,6 +26,11 @@ shown when |with - without| >= 3 standard errors of the difference over seeds (p
     python bench/mechanisms.py --only clip_higher,overlong &    # the same, split over two processes
     python bench/mechanisms.py --only dynamic_sampling,token_loss
 
+Variants, each with runs, JSON, figure and table region of its own (`--name N`): `--task sum_any`,
+`--on-max-gen-batches skip`, `--base SETS` (another base recipe for both arms), `--sft-loops SHARE`
+(start from a policy taught to loop on a share of its scratchpads: long, repetitive, wrong responses,
+the failure the token-level loss is for) and `--metric M` (another headline measure).
+
 Runs live in WORK/runs/<technique>/without/seed<k> and WORK/runs/dapo/with/seed<k> and are read back
 when finished (re-running the command resumes; two processes side by side take turns through
 per-run locks). Writes bench/results/mechanisms.json, mechanisms_<technique>.png and the table
