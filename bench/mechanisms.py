@@ -435,8 +435,10 @@ def band(runs: list[dict], curve: str, n: int) -> tuple[list[float], list[float]
     return [mean_se(y)[0] if y else math.nan for y in ys], [(mean_se(y)[1] or 0.0) if y else 0.0 for y in ys]
 
 
-def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path, prefix: str = "mechanisms") -> Path:
-    """The paper's panel for this technique: a training curve with seeds as a band, and a second panel."""
+def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path, prefix: str = "mechanisms",
+         metric: str | None = None) -> Path:  # fmt: skip
+    """The paper's panel for this technique: a training curve with seeds as a band, and a second panel
+    (per seed: accuracy, or the headline `metric` where a variant chose another)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -448,6 +450,8 @@ def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path, prefix: 
         "token_loss": ("length", "mean response length (train)", "wrong_lengths"),
         "overlong": ("truncation", "truncation rate (train)", "acc"),
     }[tech]
+    if metric and metric != TECHNIQUES[tech]["metric"]:
+        second = metric
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
     for runs, label, colour in ((withs, "with", "C0"), (withouts, "without", "C3")):
         if tech == "dynamic_sampling":  # x = generated samples, cumulative: the budget both arms share
@@ -467,13 +471,13 @@ def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path, prefix: 
             bx.hist([v for r in runs for v in r["wrong_lengths"]], bins=20, alpha=0.5, color=colour, label=label,
                     density=True)  # fmt: skip
         else:
-            vals = [r["acc"] for r in runs]
+            vals = [r[second] for r in runs]
             bx.scatter([label] * len(vals), vals, color=colour)
             bx.errorbar([label], [mean_se(vals)[0]], yerr=[mean_se(vals)[1] or 0], color="k", capsize=6)
     ax.set_xlabel("generated samples" if tech == "dynamic_sampling" else "step")
     ax.set_ylabel(ylab)
     ax.legend()
-    bx.set_ylabel("held-out accuracy (per seed)" if second == "acc" else "density")
+    bx.set_ylabel("density" if second == "wrong_lengths" else f"{METRIC_LABELS[second]} (per seed)")
     if second == "wrong_lengths":
         bx.set_xlabel("length of wrong held-out answers (tokens)")
         bx.legend()
@@ -736,7 +740,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
         c = compare(tech, withs, withouts, args.metric)
         c["failed"] = failed
         c["figure"] = str(
-            plot(tech, withs, withouts, args.work if args.quick else args.out, prefix=args.prefix)
+            plot(
+                tech,
+                withs,
+                withouts,
+                args.work if args.quick else args.out,
+                prefix=args.prefix,
+                metric=args.metric,
+            )
         )
         c["runs"] = {"with": withs, "without": withouts}
         results.append(c)

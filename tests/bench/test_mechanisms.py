@@ -239,3 +239,18 @@ def test_another_headline_decides_shown_and_names_its_metric(mech):
 def test_a_changed_study_must_be_named(mech, flags):
     with pytest.raises(SystemExit):
         mech.main(["--only", "token_loss", *flags])
+
+
+@pytest.mark.parametrize("metric", [None, "repetition"])
+def test_the_figure_shows_per_seed_the_headline_a_variant_chose(mech, tmp_path, metric):
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    def run(seed, rep):
+        return {**_run(seed, repetition=rep), "wrong_lengths": [60, 70, 80],
+                "curve": {"length": [70.0, 72.0, 71.0], "entropy": [0.1] * 3, "acc": [0.2] * 3,
+                          "truncation": [0.1] * 3, "effective": [8] * 3, "generated": [64] * 3}}  # fmt: skip
+
+    path = mech.plot("token_loss", [run(s, 0.1) for s in range(3)], [run(s, 0.3) for s in range(3)], tmp_path,
+                     prefix="t", metric=metric)  # fmt: skip
+    assert path == tmp_path / "t_token_loss.png" and Image.open(path).size[0] > 500
