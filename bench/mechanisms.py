@@ -145,13 +145,14 @@ def warm_up(work: Path, records: Path, *, steps: int, gold_probs: list[float], t
 
 
 def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, lines: int = 11) -> Path:
-    """A copy of the kept train records in which `share` of the scratchpads fall into a loop (for the
+    """A copy of the kept records in which `share` of the scratchpads fall into a loop (for the
     token-level loss's failure: long wrong responses that repeat themselves).
 
     A looping scratchpad writes the gold steps 1..k (k drawn below the chain's length), then the line
     FILLER until it has `lines` lines (at least two repeats), then answers step k's value: a long,
     repetitive, wrong response (~100-150 tokens with the tiny tokenizer, against a median gold length of 74).
-    Rows are drawn with `seed`; everything else is copied as it is."""
+    Rows are drawn with `seed`; everything else is copied as it is. Written whole (a temporary directory,
+    then renamed) and read back when `out` exists."""
     import random
 
     import pyarrow as pa
@@ -160,6 +161,8 @@ def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, li
 
     if not 0 < share < 1:
         raise ValueError(f"--sft-loops {share}: a share of the SFT scratchpads, between 0 and 1")
+    if out.exists():
+        return out
     table = read_table(records, filter_status="kept")
     rng = random.Random(seed)
     sols = []
@@ -175,8 +178,6 @@ def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, li
             continue
         body = steps[:k] + [FILLER] * max(2, lines - k)
         sols.append("\n".join(body) + f"\nAnswer: {value}")
-    if out.exists():  # written whole or not at all (below): read back
-        return out
     table = table.set_column(table.schema.get_field_index("solution"), "solution", pa.array(sols))
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
