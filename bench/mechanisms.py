@@ -478,7 +478,8 @@ def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path, prefix: 
     ax.set_xlabel("generated samples" if tech == "dynamic_sampling" else "step")
     ax.set_ylabel(ylab)
     ax.legend()
-    bx.set_ylabel("density" if second == "wrong_lengths" else f"{METRIC_LABELS[second]} (per seed)")
+    bx.set_ylabel({"wrong_lengths": "density", "acc": "held-out accuracy (per seed)"}.get(
+        second, f"held-out {second} (per seed)"))  # fmt: skip
     if second == "wrong_lengths":
         bx.set_xlabel("length of wrong held-out answers (tokens)")
         bx.legend()
@@ -704,7 +705,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.sft_loops:
         init = loop_stage(args.work, records, init, share=args.sft_loops, steps=args.sft_loop_steps,
                           threads=args.threads)  # fmt: skip
-        args.sft += f" + {args.sft_loop_steps} steps on scratchpads {args.sft_loops:.0%} of which loop"
+        args.sft = args.sft.replace(", not trained here", "") + (
+            f" + {args.sft_loop_steps} SFT steps here on scratchpads {args.sft_loops:.0%} of which loop"
+        )
     data = SimpleNamespace(train=train, eval=held, init=init)
     # (technique, seed) pairs; a pair whose run another process is training is put back and retried,
     # so two processes side by side split the work instead of waiting on each other
