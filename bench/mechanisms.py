@@ -167,16 +167,16 @@ def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, li
     rng = random.Random(seed)
     sols = []
     for sol in table.column("solution").to_pylist():
-        steps = [x for x in sol.splitlines() if STEP_RE.fullmatch(x.strip())]
+        steps = [m for x in sol.splitlines() if (m := STEP_RE.fullmatch(x.strip()))]
         if len(steps) < 2 or rng.random() >= share:
             sols.append(sol)
             continue
         k = rng.randrange(1, len(steps))  # steps 1..k, k < the chain's length
-        value = STEP_RE.fullmatch(steps[k - 1].strip())[5]
-        if value == STEP_RE.fullmatch(steps[-1].strip())[5]:  # step k's value is the answer: not a wrong loop
+        value = steps[k - 1][5]
+        if value == steps[-1][5]:  # step k's value is the answer: not a wrong loop
             sols.append(sol)
             continue
-        body = steps[:k] + [FILLER] * max(2, lines - k)
+        body = [m[0] for m in steps[:k]] + [FILLER] * max(2, lines - k)
         sols.append("\n".join(body) + f"\nAnswer: {value}")
     table = table.set_column(table.schema.get_field_index("solution"), "solution", pa.array(sols))
     tmp = out.with_name(out.name + ".tmp")
@@ -534,11 +534,7 @@ def write_table(results: list[dict], args, out: Path) -> None:
     ]
     for c in results:
         key = headline(c)
-        label = (
-            TECHNIQUES[c["technique"]]["label"]
-            if key == TECHNIQUES[c["technique"]]["metric"]
-            else METRIC_LABELS[key]
-        )
+        label = METRIC_LABELS.get(key) or TECHNIQUES[c["technique"]]["label"]
         if key not in c:  # every seed failed
             rows.append(f"| {c['technique']} | {label} | - | - | - | 0 | - | - | "
                         f"not shown (every seed failed: {c['failed'][0][:120]}) |")  # fmt: skip
@@ -693,7 +689,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
             f"--quick: starting from the shipped copy of the study's SFT policy ({SHIPPED_SFT.relative_to(ROOT)})"
         )
     if args.init is not None:
-        init, args.sft = args.init, f"policy given ({args.init}), not trained here"
+        init = args.init
+        args.sft = f"policy given ({args.init})" + ("" if args.sft_loops else ", not trained here")
     else:
         init = warm_up(args.work, records, steps=args.sft_steps, gold_probs=stages, threads=args.threads,
                        probe=train, acc=args.sft_acc, L=args.L)  # fmt: skip
@@ -705,7 +702,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.sft_loops:
         init = loop_stage(args.work, records, init, share=args.sft_loops, steps=args.sft_loop_steps,
                           threads=args.threads)  # fmt: skip
-        args.sft = args.sft.replace(", not trained here", "") + (
+        args.sft += (
             f" + {args.sft_loop_steps} SFT steps here on scratchpads {args.sft_loops:.0%} of which loop"
         )
     data = SimpleNamespace(train=train, eval=held, init=init)
