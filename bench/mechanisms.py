@@ -436,6 +436,47 @@ def band(runs: list[dict], curve: str, n: int) -> tuple[list[float], list[float]
     return [mean_se(y)[0] if y else math.nan for y in ys], [(mean_se(y)[1] or 0.0) if y else 0.0 for y in ys]
 
 
+def paired_steps(withs: list[dict], withouts: list[dict], curve: str, n: int) -> list[dict]:
+    """Per training step (the first n): the two arms' means of a training curve and the seed-paired
+    difference with its s.e. A seed where either arm lacks the measure at a step is left out there."""
+
+    def at(run: dict, i: int):
+        ys = run["curve"][curve]
+        return ys[i] if i < len(ys) else None
+
+    rows = []
+    for i in range(n):
+        both = [
+            (a, b) for w, o in zip(withs, withouts, strict=True) if None not in (a := at(w, i), b := at(o, i))
+        ]
+        if both:
+            d = mean_se([a - b for a, b in both])
+            rows.append({"step": i + 1, "with": mean_se([a for a, _ in both])[0],
+                         "without": mean_se([b for _, b in both])[0], "diff": d[0], "se": d[1], "seeds": len(both)})  # fmt: skip
+    return rows
+
+
+def per_step_tables(results_json: Path, curves: list[str], first: int) -> str:
+    """`paired_steps` of every technique in a results JSON, one Markdown table per technique."""
+    out = []
+    for c in json.loads(Path(results_json).read_text()):
+        if "runs" not in c:
+            continue
+        w, o = c["runs"]["with"], c["runs"]["without"]
+        cols = {k: {r["step"]: r for r in paired_steps(w, o, k, first)} for k in curves}
+        out += [f"{c['technique']} ({len(w)} seeds): with - without per training step, mean ± s.e. (t)", "",
+                "| step | " + " | ".join(curves) + " |", "|---" * (len(curves) + 1) + "|"]  # fmt: skip
+        for step in range(1, first + 1):
+            cells = []
+            for k in curves:
+                r = cols[k].get(step)
+                t = f" ({r['diff'] / r['se']:+.1f})" if r and r["se"] else ""
+                cells.append(f"{r['diff']:+.3f} ± {r['se'] or 0:.3f}{t}" if r else "")
+            out.append(f"| {step} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
 def plot(tech: str, withs: list[dict], withouts: list[dict], out: Path, prefix: str = "mechanisms",
          metric: str | None = None) -> Path:  # fmt: skip
     """The paper's panel for this technique: a training curve with seeds as a band, and a second panel
@@ -640,6 +681,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
         choices=sorted(METRIC_LABELS),
         help="the headline measure of every technique run, instead of its own; needs --name",
     )
+    ap.add_argument(
+        "--per-step",
+        dest="per_step",
+        type=Path,
+        help="print, from a results JSON this script wrote, the seed-paired difference of each training curve "
+        "(--curves) over the first --first steps, as Markdown tables; runs nothing",
+    )
+    ap.add_argument("--curves", default="length,truncation,entropy,acc")
+    ap.add_argument("--first", type=int, default=12)
     ap.add_argument("--probe-n", dest="probe_n", type=int, default=64)
     ap.add_argument("--probe-k", dest="probe_k", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
@@ -648,6 +698,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
                     help="dynamic sampling only, 2 seeds, 12 steps, from the study's SFT policy (the shipped copy "
                          "when this checkout has not trained it); prints the stored line of the other techniques")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.per_step:
+        print(per_step_tables(args.per_step, args.curves.split(","), args.first))
+        return []
     args.tag = ""
     args.base = tuple(x.strip() for x in args.base.split(";") if x.strip())
     if (args.base and not args.name) or not re.fullmatch(r"[a-z0-9_]*", args.name):

@@ -1,6 +1,7 @@
 """bench/mechanisms.py's measures: the chain checker, repetition, the paired 3 s.e. rule, the variants."""
 
 import importlib.util
+import json
 import math
 from pathlib import Path
 
@@ -170,6 +171,22 @@ def test_a_skipped_step_is_left_out_of_the_band_not_counted_as_zero(mech):
     assert m == pytest.approx([0.3, 0.5, 0.3]) and se[0] == pytest.approx(0.1) and se[1:] == [0.0, 0.0]
     m, _ = mech.band([{"curve": {"entropy": [None]}}], "entropy", 1)
     assert math.isnan(m[0])
+
+
+def test_per_step_differences_pair_seeds_and_skip_a_step_either_arm_lacks(mech, tmp_path):
+    withs = [{"curve": {"length": [100, 90, 80]}}, {"curve": {"length": [100, 70, None]}}]
+    withouts = [{"curve": {"length": [100, 80, 60]}}, {"curve": {"length": [100, 66]}}]  # 2nd: ended early
+    rows = mech.paired_steps(withs, withouts, "length", 4)
+    assert [r["step"] for r in rows] == [1, 2, 3]  # step 4: no seed has it in both arms
+    assert (rows[1]["with"], rows[1]["without"], rows[1]["diff"]) == pytest.approx((80, 73, 7))
+    assert rows[1]["se"] == pytest.approx(3.0) and rows[0]["se"] == 0
+    assert (rows[2]["diff"], rows[2]["seeds"], rows[2]["se"]) == (20, 1, None)
+    stored = tmp_path / "r.json"
+    stored.write_text(json.dumps([{"technique": "token_loss", "runs": {"with": withs, "without": withouts}},
+                                  {"technique": "clip_higher", "seeds": [], "failed": ["every seed died"]}]))  # fmt: skip
+    table = mech.per_step_tables(stored, ["length"], 3).splitlines()
+    assert table[0].startswith("token_loss (2 seeds)") and "clip_higher" not in "\n".join(table)
+    assert "| 2 | +7.000 ± 3.000 (+2.3) |" in table and "| 3 | +20.000 ± 0.000 |" in table
 
 
 def test_every_variant_has_runs_and_outputs_of_its_own(mech):
