@@ -25,6 +25,7 @@ shown when |with - without| >= 3 standard errors of the difference over seeds (p
     python bench/mechanisms.py              # the full study: 5 seeds x 100 steps (see mechanisms.md)
     python bench/mechanisms.py --only clip_higher,overlong &    # the same, split over two processes
     python bench/mechanisms.py --only dynamic_sampling,token_loss
+    python bench/mechanisms.py --per-step bench/results/mechanisms_loops.json   # a stored result's curves, per step
 
 Variants, each with runs, JSON, figure and table region of its own (`--name N`): `--task sum_any`,
 `--on-max-gen-batches skip`, `--base SETS` (another base recipe for both arms), `--sft-loops SHARE`
