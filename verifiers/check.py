@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from verifiers import equations, forms, quickeval
 from verifiers.extract import Extraction, extract
 from verifiers.kinds import kinds_differ, strip_membership
-from verifiers.normalize import normalize, split_unit
+from verifiers.normalize import chinese_joiners, normalize, split_unit
 from verifiers.numbers import numbers_equal, parse_number
 from verifiers.quickeval import clearly_differ
 from verifiers.structure import Structure, expand_pm, parse_structure, relation_to_interval, split_top
@@ -140,7 +140,7 @@ def _prepare(ex: Extraction) -> tuple[str | None, str | None]:
         return None, "too_large"
     if not _balanced_braces(raw):
         return None, "unparsable"
-    return raw, None
+    return chinese_joiners(raw), None
 
 
 def _hedged(pred: str, gold: str) -> bool:

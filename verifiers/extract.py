@@ -104,11 +104,13 @@ _HOPE = re.compile(r"\.?\s*I hope (?:it|this) is correct\.?\s*$", re.IGNORECASE)
 _DEBRIS = re.compile(
     r"<\|(?:im_end|im_start|endoftext|end_of_text|eot_id|end|user|assistant|start_header_id)\|>|</s>|<｜end▁of▁sentence｜>"
 )
-# what may stand between boxes of one answer: punctuation, math delimiters, spacing, and/or
+# what may stand between boxes of one answer: punctuation, math delimiters, spacing, and/or (also
+# Chinese: full-width punctuation, 和/与/及/以及 "and", 或/或者 "or": `\\boxed{5}；\\boxed{10}`)
 _JOINER = re.compile(
-    r"(?:[\s,;.$&]|\\[(),;:! ]|\\q?quad|\\text\{\s*(?:and|or|,)?\s*\}|\band\b|\bor\b|\\\\)*", re.IGNORECASE
+    r"(?:[\s,;.$&，；、。]|\\[(),;:! ]|\\q?quad|\\text\{\s*(?:and|or|,|和|或)?\s*\}|\band\b|\bor\b|以及|和|与|及|或者?|\\\\)*",
+    re.IGNORECASE,
 )
-_OR = re.compile(r"\bor\b", re.IGNORECASE)
+_OR = re.compile(r"\bor\b|或", re.IGNORECASE)
 # between an exact box and its numerical value: `\\approx`, `≈`, `\\simeq`, `approximately`
 _APPROX = re.compile(
     r"[\s,;.$]*(?:\\approx|≈|\\simeq|\\sim|(?:which is )?(?:approximately|about|roughly))[\s,;.$:=]*(?:\\(?:boxed|fbox|framebox)\s*\{)?",
@@ -273,6 +275,7 @@ _CORRECTION = re.compile(
     re.IGNORECASE,
 )
 _GAP_WORD = re.compile(r"[A-Za-z]+")
+_SCALE_WORD = re.compile(r"\s*(?:thousand|million|billion|trillion)\b|\s*(?:万亿|亿|万)", re.IGNORECASE)
 
 
 def _joins(gap: str) -> str | None:
@@ -560,7 +563,9 @@ def _prose_value(text: str) -> str | None:
         if bracket:  # `The angle is [90].`: a value in square brackets
             return bracket.group(1).strip() or None
         counted = _COUNTED.fullmatch(value)
-        if counted:  # `$18 every day`: the number, not what it counts
+        if counted and not _SCALE_WORD.match(
+            value, counted.end(1)
+        ):  # `$18 every day`: the number, not what it counts
             return counted.group(1)
         short = (
             value and len(value) <= _MAX_PROSE_VALUE and len(_WORD.findall(_MATH_SPAN.sub(" ", value))) <= 2
@@ -572,7 +577,8 @@ def _prose_value(text: str) -> str | None:
     if spans:
         last = spans[-1]
         value = next(g for g in last.groups() if g is not None)
-        return _strip_wrapping(value) or None
+        scale = _SCALE_WORD.match(sent, last.end())  # `$2.5$ million`: the scale is part of the value
+        return _strip_wrapping(value + (" " + scale.group().strip() if scale else "")) or None
     brackets = list(_BRACKET_SPAN.finditer(sent))
     if brackets:  # `First try [30], second try [45].`: the last bracketed value
         return brackets[-1].group(1).strip() or None

@@ -61,6 +61,17 @@ _SUPERSCRIPTS = dict(
 _SUPER_RUN = re.compile("[" + "".join(_SUPERSCRIPTS) + "]+")
 _UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
 _ROOT_DIGITS = re.compile("\u221a" + r"\s*(\d+(?:\.\d+)?)")
+# Chinese words between two values: 或 (or) is a hedge, 和/与/及/以及 (and) and 、 join a list
+_VALUE_END, _VALUE_START = r"(?<=[0-9A-Za-z)\]}|$])", r"(?=[-+0-9A-Za-z(\[{\\$|])"
+_CJK_OR = re.compile(_VALUE_END + r"\s*(?:或者|或)\s*" + _VALUE_START)
+_CJK_AND = re.compile(_VALUE_END + r"\s*(?:以及|和|与|及)\s*" + _VALUE_START)
+# a number times a scale word is that number scaled (`5万` = 50000, `2.5 million` = 2500000), never the
+# bare number with a unit dropped; 千 before a unit is the prefix kilo (`3千米` is 3 km), not a scale
+_SCALE_OF = {"万亿": 10**12, "亿": 10**8, "万": 10**4, "trillion": 10**12, "billion": 10**9, "million": 10**6,
+           "thousand": 10**3}  # fmt: skip
+_SCALED = re.compile(
+    r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:\\text\{\s*)?(万亿|亿|万|(?:tr|b|m)illion|thousand)(?![A-Za-z])(?:\s*\})?"
+)
 
 UNITS = (
     "mm",
@@ -216,7 +227,7 @@ _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("\\boxed
 
 def split_unit(answer: str) -> tuple[str, str | None]:
     """Split a trailing unit off (`5 \\text{ cm}` -> (`5`, `cm`)); the unit is canonicalised."""
-    s = _SPACES.sub(" ", answer).strip().rstrip(".").strip()
+    s = _scaled(_SPACES.sub(" ", answer).strip().rstrip(".").strip())  # `5 thousand dollars`: 5000, dollars
     for pat in (_TEXT_UNIT, _WORD_UNIT):
         m = pat.search(s)
         if m and m.start() > 0:
@@ -302,7 +313,7 @@ def _normalize_once(answer: str) -> str:
     s = _relations(s)
     s = _currency(s)
     s = _PERCENT_WORD.sub("%", s)
-    s = split_unit(s)[0]
+    s = split_unit(_scaled(s))[0]
     for _ in range(3):
         s = _TEXT_CMD.sub(lambda m: m.group(1), s)
     s = _plain_math(s)
@@ -350,7 +361,24 @@ def _unicode(s: str) -> str:
     s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
     if not s.isascii():
         s = unicodedata.normalize("NFKC", s)  # full-width digits, letters and brackets
+        s = chinese_joiners(s)
     return s
+
+
+def chinese_joiners(s: str) -> str:
+    """`5或10` -> `5 or 10`, `5和10` / `5、10` -> a list: read before an answer is split at `=` or `,`."""
+    return _CJK_AND.sub(" and ", _CJK_OR.sub(" or ", s)).replace("\u3001", ", ") if not s.isascii() else s
+
+
+def _scaled(s: str) -> str:
+    """`5万` -> `50000`, `1.2 million` -> `1200000` (exact: the decimal as written, times the scale)."""
+    from decimal import Decimal
+
+    def times(m: re.Match) -> str:
+        v = Decimal(m.group(1)) * _SCALE_OF[m.group(2)]
+        return format(v.normalize(), "f")
+
+    return _SCALED.sub(times, s) if ("illion" in s or "thousand" in s or not s.isascii()) else s
 
 
 _REL_CANON = (

@@ -1,0 +1,68 @@
+"""Blind case sets from outside the project, each labelled by someone who never saw the verifier:
+set C (data/verifier_cases_C.jsonl, 483 cases from projects not used before) and set D
+(data/verifier_cases_D.jsonl, 150 reward-style cases: long model-style responses, hedges, Chinese
+answers, units; see their notes and decisions). Every case agrees with its label, except those
+decided in writing in data/verifier_cases_<set>_decisions.json: disputed labels (kept, our verdict
+pinned, with the reason) and an explicit xfail list of false NEGATIVES with reasons. A false positive
+is never expected: precision first, so each one is fixed in code or disputed with a written reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import verifiers
+
+DATA = Path(__file__).parent / "data"
+SETS = ("C", "D")
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+CASES = {name: _lines(DATA / f"verifier_cases_{name}.jsonl") for name in SETS}
+DECIDED = {
+    name: {d["id"]: d for d in json.loads((DATA / f"verifier_cases_{name}_decisions.json").read_text("utf-8"))["cases"]}
+    for name in SETS
+}  # fmt: skip
+BUDGET_S = 5.0  # generous: what is tested is the verdict; the bench measures the time
+MAX_XFAIL_SHARE = 0.10  # the known false negatives (C: 44 of 483, D: 8 of 150): may only shrink
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm():
+    verifiers.warmup()
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_decisions_name_real_cases_and_never_excuse_a_false_positive(name):
+    by_id = {c["id"]: c for c in CASES[name]}
+    decided = DECIDED[name]
+    assert set(decided) <= set(by_id)
+    for d in decided.values():
+        case = by_id[d["id"]]
+        assert d["decision"] in ("disputed", "xfail") and len(d["why"]) > 20, d["id"]
+        assert d["label"] == case["equivalent"], f"{d['id']}: the decision must quote the label as it is"
+        if d["decision"] == "xfail":
+            assert case["equivalent"] is True, f"{d['id']}: only a false negative may be xfailed"
+        else:
+            assert d["ours"] != case["equivalent"], f"{d['id']}: a dispute pins the other verdict"
+    assert sum(d["decision"] == "xfail" for d in decided.values()) <= MAX_XFAIL_SHARE * len(CASES[name])
+
+
+ALL = [(name, c) for name in SETS for c in CASES[name]]
+
+
+@pytest.mark.parametrize(("name", "case"), ALL, ids=[c["id"] for _, c in ALL])
+def test_case(name, case):
+    d = DECIDED[name].get(case["id"])
+    v = verifiers.check(case["pred"], case["gold"], timeout=BUDGET_S)
+    if d is not None and d["decision"] == "xfail" and not v.equivalent:
+        pytest.xfail(d["why"])
+    want = d["ours"] if d is not None and d["decision"] == "disputed" else case["equivalent"]
+    assert v.equivalent == want, (
+        f"{case['cls']} ({case['why']}): pred={case['pred'][-150:]!r} gold={case['gold']!r} -> {v}"
+    )
