@@ -59,9 +59,11 @@ DATA = ROOT / "tests" / "pipelines" / "data"
 LABELS = [DATA / f"rule_labels_{x}.jsonl" for x in "AB"]  # the old set
 LABELS_NEW = [DATA / "rule_labels_C.jsonl"]  # the new set, labelled blind for issue 21
 LABELS_D = [DATA / "rule_labels_D.jsonl"]  # a third blind set, labelled after the rules it measures
-SETS = {"old": LABELS, "new": LABELS_NEW, "D": LABELS_D}
+LABELS_E = [DATA / "rule_labels_E.jsonl"]  # a fourth, from sources none of A-D used (2026-11-29)
+SETS = {"old": LABELS, "new": LABELS_NEW, "D": LABELS_D, "E": LABELS_E}
 # --set: one set, "both" (old and new, as before D existed) or "all"
-SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "both": ["old", "new"], "all": ["old", "new", "D"]}
+SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "both": ["old", "new"],
+               "all": ["old", "new", "D", "E"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -167,8 +169,8 @@ def exact_value(label: dict):
 
     if label.get("exact_value") in (None, ""):
         return None
-    try:
-        return sympy.nsimplify(sympy.sympify(label["exact_value"], rational=True))
+    try:  # exact as written (rational=True: decimals are rationals); nsimplify would round (3^59+1)/(4*3^59) to 1/4
+        return sympy.sympify(label["exact_value"], rational=True)
     except (sympy.SympifyError, TypeError, ValueError, SyntaxError):
         return None
 
@@ -388,7 +390,7 @@ def main(argv=None) -> int:
         "--set",
         choices=tuple(SET_CHOICES),
         default="all",
-        help="old = A+B, new = C, D = set D; both = old+new",
+        help="old = A+B, new = C, D = set D, E = set E; both = old+new",
     )
     ap.add_argument("--json", type=Path, help="write the full result (with every case) here")
     ap.add_argument("--show-wrong", action="store_true")
@@ -405,11 +407,11 @@ def main(argv=None) -> int:
             print(f"[{name}] no labels at {', '.join(str(p) for p in SETS[name])}; skipped")
             continue
         labels = load_labels(SETS[name])
-        if name == "D":
+        if name in ("D", "E"):
             labels, overlap = without_development_rows(labels)
             agreement = labeller_agreement(overlap)
             print(
-                f"[D] {len(overlap)} rows also in A/B left out of D's figures; labeller agreement on them: "
+                f"[{name}] {len(overlap)} rows also in A/B left out of {name}'s figures; labeller agreement on them: "
                 f"kind {agreement['same_kind']}/{agreement['shared']}, exact value "
                 f"{agreement['same_value']}/{agreement['shared']}"
             )
@@ -417,7 +419,7 @@ def main(argv=None) -> int:
                 if not (r["same_kind"] and r["same_value"]):
                     print(f"  differs {json.dumps(r, ensure_ascii=False)}")
         out[name] = evaluate(labels)
-        if name == "D":
+        if name in ("D", "E"):
             out[name]["development_overlap"] = agreement
         print_result(name, out[name], args.show_wrong, args.show_missed)
     if args.scibench:
