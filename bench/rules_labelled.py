@@ -34,7 +34,11 @@ committed: it measures them honestly. Rows whose case_id is also in A or B (deve
 left out of D's figures and reported apart as an agreement check between the two labellers
 (kind and exact value).
 
-    .venv/bin/python bench/rules_labelled.py [--set old|new|D|both|all] [--json out.json] [--show-wrong] [--show-missed]
+Set E (`rule_labels_E.jsonl`, 2026-11-29: AGIEval AQuA/SAT/MATH/Gaokao, GSM-hard, SingleEq, algebra word
+problems, Omni-MATH) was measured once as it arrived; its multiple-choice rows take the keyed option's
+value from a second blind labeller (`rule_labels_E.mc_values.jsonl`).
+
+    .venv/bin/python bench/rules_labelled.py [--set old|new|D|E|both|all] [--json out.json] [--show-wrong] [--show-missed]
         [--scibench ../shared/data/sources/scibench.jsonl]
 
 `--scibench` runs every row of SciBench (580 unlabelled science decimals) through the same
@@ -60,6 +64,9 @@ LABELS = [DATA / f"rule_labels_{x}.jsonl" for x in "AB"]  # the old set
 LABELS_NEW = [DATA / "rule_labels_C.jsonl"]  # the new set, labelled blind for issue 21
 LABELS_D = [DATA / "rule_labels_D.jsonl"]  # a third blind set, labelled after the rules it measures
 LABELS_E = [DATA / "rule_labels_E.jsonl"]  # a fourth, from sources none of A-D used (2026-11-29)
+# multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
+# the value of the keyed option (or the true value where the key is wrong) from the options
+OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
 SETS = {"old": LABELS, "new": LABELS_NEW, "D": LABELS_D, "E": LABELS_E}
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "both": ["old", "new"],
@@ -95,22 +102,53 @@ def key_is_wrong(label: dict) -> bool:
     return bool(label.get("key_wrong")) or label.get("why", "").upper().startswith("SOURCE KEY WRONG")
 
 
-def load_labels(paths=LABELS) -> list[dict]:
-    """Labels from JSON Lines files; a bad row names its file and line."""
+def load_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict]:
+    """Rows of a JSON Lines file; a bad row names its file and line."""
     rows = []
-    for p in paths:
-        for n, line in enumerate(Path(p).read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{p}:{n}: not JSON ({e.msg}); fix or drop the line") from e
-            missing = [k for k in ("case_id", "file", "question", "original_answer", "kind") if k not in row]
-            if missing:
-                raise ValueError(f"{p}:{n}: label lacks {missing}")
-            rows.append(row)
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}:{n}: not JSON ({e.msg}); fix or drop the line") from e
+        missing = [k for k in required if k not in row]
+        if missing:
+            raise ValueError(f"{path}:{n}: row lacks {missing}")
+        rows.append(row)
     return rows
+
+
+def load_labels(paths=LABELS) -> list[dict]:
+    """Labels from JSON Lines files."""
+    return [
+        row
+        for p in paths
+        for row in load_jsonl(p, ("case_id", "file", "question", "original_answer", "kind"))
+    ]
+
+
+def labels_of(name: str) -> tuple[list[dict], list[dict]]:
+    """(the labels a set is scored on, its rows also in the development sets A/B): D and E leave those
+    out of their blind figures; E's multiple-choice rows get their option values."""
+    labels = load_labels(SETS[name])
+    if name in OPTION_VALUES:
+        labels = with_option_values(labels, OPTION_VALUES[name])
+    if name in ("D", "E"):
+        return without_development_rows(labels)
+    return labels, []
+
+
+def with_option_values(labels: list[dict], path: Path) -> list[dict]:
+    """Multiple-choice labels without an exact value get the option value a second labeller read."""
+    values = {row["case_id"]: row for row in load_jsonl(path)}
+    out = []
+    for lab in labels:
+        v = values.get(lab["case_id"])
+        if lab["kind"] == "multiple_choice" and lab.get("exact_value") is None and v and v["option_value"]:
+            lab = {**lab, "exact_value": v["option_value"], "exact_from": "option value, second labeller"}
+        out.append(lab)
+    return out
 
 
 def without_development_rows(labels: list[dict]) -> tuple[list[dict], list[dict]]:
@@ -406,9 +444,8 @@ def main(argv=None) -> int:
         if not all(p.exists() for p in SETS[name]):
             print(f"[{name}] no labels at {', '.join(str(p) for p in SETS[name])}; skipped")
             continue
-        labels = load_labels(SETS[name])
+        labels, overlap = labels_of(name)
         if name in ("D", "E"):
-            labels, overlap = without_development_rows(labels)
             agreement = labeller_agreement(overlap)
             print(
                 f"[{name}] {len(overlap)} rows also in A/B left out of {name}'s figures; labeller agreement on them: "
