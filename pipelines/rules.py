@@ -157,6 +157,15 @@ _SCIENTIFIC = re.compile(
 )
 
 
+# numbers side by side: the LaTeX parser reads every juxtaposition as a mixed number (`2(3)` = 5, `2 3` = 5,
+# `10 000` = 0), so a whole number before a fraction is made a mixed number, a number or closing bracket
+# before an opening one a product, and any other two numbers separated by spacing no value at all
+_MIXED = re.compile(r"(-?)(\d+)\s+(\d+)\s*/\s*(\d+)")
+_SPACING = r"(?:\s|~|\\[ ,;:!]|\\q?quad\b)+"
+_SIDE_BY_SIDE = re.compile(r"\d" + _SPACING + r"-?\d")
+_TIMES_BEFORE_BRACKET = re.compile(r"(?<=[\d)\]}])\s*(?=(?:\\left\s*)?\()")
+
+
 def parse_answer(answer: str, *, problem_asks_equation: bool = False) -> Parsed | Miss:
     """Read an answer string (LaTeX or plain) into an exact sympy number, or say why not."""
     from latex2sympy2_extended import latex2sympy
@@ -207,9 +216,19 @@ def parse_answer(answer: str, *, problem_asks_equation: bool = False) -> Parsed 
     if not s:
         return Miss("empty answer", llm=False)
     decimals = 0
-    dm = re.fullmatch(r"-?\d*\.(\d+)", s)
+    dm = re.fullmatch(r"-?\s*\d*\.(\d+)", re.sub(r"^[({]\s*(.*?)\s*[)}]$", r"\1", s))  # `(0.829)` is 0.829
     if dm:
         decimals = len(dm.group(1).rstrip("0"))
+    elif re.search(r"\d\.\d", s):  # `2.5\pi`, `\frac{1.5}{2}`: no decimal proof covers a decimal inside
+        return Miss("a decimal inside an expression: its exactness is unproven")
+
+    mixed = _MIXED.fullmatch(s)
+    if mixed:  # `2 1/2`: a whole number and a fraction (the parser would read (2+1)/2)
+        sign, whole, num, den = mixed.groups()
+        s = f"{sign}({whole} + {num}/{den})"
+    elif _SIDE_BY_SIDE.search(s):
+        return Miss("numbers side by side (a list, or a thousands grouping to confirm): not one value")
+    s = _TIMES_BEFORE_BRACKET.sub(r" \\cdot ", s)  # `3(\frac13)`: a product (the parser: 3 + 1/3)
 
     def _exact(mt: re.Match) -> str:
         whole, frac = mt.group(1) or "0", mt.group(2)
