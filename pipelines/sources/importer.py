@@ -17,6 +17,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,6 +51,7 @@ DEFAULT_NAMES = {
 _GSM8K = re.compile(r"\n?\s*####\s*(?P<ans>[^\n]+?)\s*$")
 _CALC = re.compile(r"<<[^<>]*>>")
 _MAX_EXTRA = 200  # unmapped columns shorter than this are kept in checks.import.extra
+_COLUMN_LOOKAHEAD = 1000  # rows read before the mapping is settled
 
 
 class ImportDataError(ValueError):
@@ -254,17 +256,19 @@ def import_records(
         )
     source = f"import:{name}"
     records: list[dict] = []
-    fields: dict[str, str] | None = None
+    rows = read_rows(path_or_name, split)
+    if limit is not None:
+        rows = islice(rows, limit)
+    # the columns are those of the first rows together, not of row 1 alone: a JSON line may leave out a
+    # key (a null cell), and a first row without `answer` must not leave every row without an answer
+    head = list(islice(rows, _COLUMN_LOOKAHEAD))
+    fields: dict[str, str] = {}
+    if head:
+        fields = _resolve_mapping(list(dict.fromkeys(k for _, r in head for k in r)), mapping, head[0][0])
     rows_read = 0
-    for i, (where, row) in enumerate(read_rows(path_or_name, split)):
-        if limit is not None and i >= limit:
-            break
+    for i, (where, full) in enumerate(chain(head, rows)):
         rows_read += 1
-        if fields is None:
-            fields = _resolve_mapping(list(row), mapping, where)
-        missing = [col for col in fields.values() if col not in row]
-        if missing:
-            raise ImportDataError(f"{where}: row lacks column(s) {missing} that earlier rows had")
+        row = {col: full.get(col) for col in fields.values()} | full  # a key a row leaves out is a null cell
         pcol = fields["original_problem"]
         problem = _text(row[pcol], where, pcol)
         if not problem or not problem.strip():

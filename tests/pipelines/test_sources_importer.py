@@ -152,3 +152,18 @@ def test_mapping_is_field_to_column_and_the_old_direction_still_reads(tmp_path):
         (r["id"], r["original_problem"], r["original_answer"]) for r in new
     ]
     assert new[0]["original_problem"].startswith("Janet")
+
+
+def test_columns_come_from_the_first_rows_not_row_one_alone(tmp_path):
+    """A JSON line may leave out a key: a first row without `answer` (or `idx`) must not leave every
+    row without an answer (all 20 were rejected:no_answer), nor make an explicit mapping fail."""
+    path = tmp_path / "first_no_answer.jsonl"
+    rows = [{"problem": "What is 1 + 1?"}] + [
+        {"problem": f"What is {k} + 1?", "answer": str(k + 1), "idx": k} for k in range(2, 21)
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    for mapping in (None, {"problem": "problem", "answer": "answer"}):
+        recs = import_records(path, name="t", mapping=mapping)
+        assert len(recs) == 20
+        assert recs[0].get("original_answer") in (None, "")  # the row that has none
+        assert [r["original_answer"] for r in recs[1:]] == [str(k + 1) for k in range(2, 21)]
