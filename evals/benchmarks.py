@@ -6,6 +6,7 @@ mathdata records store (its kept rows). Errors name the file, the row and the fi
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,17 +99,21 @@ def load_benchmark_problems(
     notes: list[str] = []
     problems: list[Problem] = []
     if _is_verl(rows) and not mapping:
-        problems, notes = _from_verl(rows, path, split)
+        split, notes = _held_out(Counter((r.get("extra_info") or {}).get("split") for r in rows), split, path)
+        problems, more = _from_verl(rows, path, split)
+        notes += more
     else:
         if _is_records(rows):  # a mathdata records store: its kept rows, with their final text
             kept = [
-                {**r, "problem": r.get("problem") or r.get("original_problem")}
+                {**r, "problem": r.get("problem") or r.get("original_problem"), "split": r.get("split") or "train"}
                 for r in rows
                 if r.get("status") == "kept"
-            ]
+            ]  # fmt: skip
             if len(kept) < len(rows):
                 notes.append(f"{len(rows) - len(kept)} records not kept (status other than 'kept') skipped")
             rows = kept
+            split, more = _held_out(Counter(r["split"] for r in rows), split, path)
+            notes += more
         if split is not None:
             if rows and "split" not in rows[0]:
                 raise StoreError(f"{path}: --split {split!r} given but the file has no 'split' column")
@@ -121,9 +126,24 @@ def load_benchmark_problems(
     return Benchmark(name, f"bundled:{name}" if bundled else str(path), problems, notes)
 
 
-def _from_verl(rows: list[dict], path: Path, split: str | None) -> tuple[list[Problem], list[str]]:
-    from collections import Counter
+def _held_out(splits: Counter, split: str | None, path: Path) -> tuple[str | None, list[str]]:
+    """The split to score when none is given: a corpus with a training split and one other scores the
+    other (a score over training rows is no held-out result); several others: the caller must choose."""
+    if split is not None or len(splits) < 2 or "train" not in splits:
+        return split, []
+    others = sorted((k for k in splits if k != "train"), key=str)
+    if len(others) > 1:
+        listed = ", ".join(f"{k!r} ({splits[k]})" for k in others)
+        raise StoreError(
+            f"{path}: holds train rows and several held-out splits ({listed}); fix: pass --split NAME"
+        )
+    return others[0], [
+        f"scored split {others[0]!r} ({splits[others[0]]} rows); its {splits['train']} train rows are left out "
+        "(--split train scores them)"
+    ]
 
+
+def _from_verl(rows: list[dict], path: Path, split: str | None) -> tuple[list[Problem], list[str]]:
     from mathdata.verl import verl_rows
 
     if split is not None:

@@ -291,3 +291,30 @@ def test_samples_parquet_holds_what_was_extracted_and_cut_off_prose_is_no_answer
     ]
     assert report["overall"]["no_answer_rate"] == 1 / 3
     assert "verifiers.extract" in report["grader"]["name"]
+
+
+def test_a_corpus_with_train_and_test_scores_its_test_split_unless_told(tmp_path):
+    """`dapo eval policy build/records` (or build/verl) scored training rows beside the test rows and
+    said nothing; a record without a split is a train record (README), so `--split train` finds it."""
+    from mathdata.export import export_splits
+    from mathdata.schema import new_record, to_table
+    from mathdata.store import write_records
+
+    train = [new_record(source="s", original_problem=f"What is {k}+1?", answer=str(k + 1)) for k in range(3)]
+    test = [
+        new_record(source="s", original_problem=f"What is {k}+2?", answer=str(k + 2), split="test")
+        for k in range(2)
+    ]
+    write_records(tmp_path / "store", to_table(train + test))
+    b = load_benchmark_problems(str(tmp_path / "store"))
+    assert sorted(p.answer for p in b.problems) == ["2", "3"]
+    assert any("scored split 'test' (2 rows)" in n and "3 train rows are left out" in n for n in b.notes)
+    assert len(load_benchmark_problems(str(tmp_path / "store"), split="train").problems) == 3
+    assert len(load_benchmark_problems(str(tmp_path / "store"), split="test").problems) == 2
+    three = test + [new_record(source="s", original_problem="What is 9+9?", answer="18", split="validation")]
+    write_records(tmp_path / "three", to_table(train + three))
+    with pytest.raises(StoreError, match="several held-out splits"):
+        load_benchmark_problems(str(tmp_path / "three"))
+    export_splits(to_table(train + test), tmp_path / "verl")  # train.parquet and test.parquet
+    b = load_benchmark_problems(str(tmp_path / "verl"))
+    assert sorted(p.answer for p in b.problems) == ["2", "3"] and "scored split 'test'" in b.notes[0]
