@@ -91,19 +91,29 @@ def split_file_name(split: str) -> str:
     return f"{safe}.parquet"
 
 
+def _named_split(out_path: str | os.PathLike) -> str | None:
+    """The split a file is named after (train.parquet, test-00001-of-00004.parquet), else None."""
+    stem = Path(out_path).name.split(".", 1)[0].split("-", 1)[0].lower()
+    return stem if stem in SPLIT_FILE_NAMES else None
+
+
 def _check_file_split(kept: pa.Table, out_path: str | os.PathLike, split: str | None) -> None:
     """A file named after a split (train.parquet, test-00001-of-00004.parquet) holds that split only."""
-    stem = Path(out_path).name.split(".", 1)[0].split("-", 1)[0].lower()
-    if stem not in SPLIT_FILE_NAMES or (split is not None and split == stem):
+    stem = _named_split(out_path)
+    if stem is None or (split is not None and split == stem):
         return
     other = {k: v for k, v in split_counts(kept).items() if k != stem}
-    if other:
-        listed = ", ".join(f"{v} {k}" for k, v in other.items())
-        raise ExportError(
-            f"{out_path} is named after split {stem!r} but would hold {listed} rows of other splits; fix: "
-            f"add --split {stem} (split={stem!r}) to export only those rows, or export to a directory to get "
-            "one file per split. Nothing was written"
-        )
+    if not other:
+        return
+    listed = ", ".join(f"{v} {k}" for k, v in other.items())
+    if split is not None or stem not in split_counts(kept):  # the hint must be one that works
+        fix = f"name the file after the split it holds ({split_file_name(split or next(iter(other)))})"
+    else:
+        fix = f"add --split {stem} (split={stem!r}) to export only those rows"
+    raise ExportError(
+        f"{out_path} is named after split {stem!r} but would hold {listed} rows of other splits; fix: "
+        f"{fix}, or export to a directory to get one file per split. Nothing was written"
+    )
 
 
 def _write_atomic(table: pa.Table, out_path: str | os.PathLike) -> Path:
@@ -264,7 +274,22 @@ def export_store(
 
     table, out = read_table(src), Path(out)
     if out.suffix.lower() == ".parquet":
+        counts = split_counts(kept_with_answers(table))
+        if split is None and _named_split(out) is None and len(counts) > 1:
+            listed = ", ".join(f"{v} {k}" for k, v in counts.items())
+            raise ExportError(
+                f"{out} would hold rows of several splits ({listed}); fix: add --split NAME (split=...) to "
+                "export one, or give a folder instead of a file to get one <split>.parquet per split. "
+                "Nothing was written"
+            )
         return EXPORTERS[fmt](table, out, split=split, **kw)
     if split is not None:
         table = select_split(table.filter(pc.equal(table.column("status"), "kept")), split)
+    writes = {split_file_name(s) for s in split_counts(kept_with_answers(table))}
+    stale = sorted(p.name for p in out.glob("*.parquet") if p.name not in writes) if out.is_dir() else []
+    if stale:  # an earlier export's split file would sit beside this one's, read as if it were part of it
+        raise ExportError(
+            f"{out} already holds {', '.join(stale)}, which this export (files {', '.join(sorted(writes))}) "
+            "would not replace; fix: remove them or export to an empty folder. Nothing was written"
+        )
     return export_splits(table, out, fmt=fmt, **kw)

@@ -42,7 +42,13 @@ def shard_files(path: str | os.PathLike) -> list[Path]:
     if p.is_file():
         return [p]
     if p.is_dir():
-        return sorted(f for f in p.glob("*.parquet") if not f.name.startswith((".", "_")))
+        files = sorted(f for f in p.glob("*.parquet") if not f.name.startswith((".", "_")))
+        if not files and any((p / "records").glob("*.parquet")):  # a build folder: read as empty, silently
+            raise StoreError(
+                f"{p}: no Parquet files here; it is a build folder: fix: point at {p / 'records'} (the records)"
+                f" or {p / 'verl'} (the export)"
+            )
+        return files
     raise StoreError(f"{p}: no such records file or directory")
 
 

@@ -105,3 +105,49 @@ def test_splits_select_rows_and_a_missing_split_is_train(tmp_path):
     with pytest.raises(ExportError, match="named after split 'test' but would hold 2 train rows"):
         to_trl(table, tmp_path / "test.parquet")
     assert not (tmp_path / "test.parquet").exists() and not (tmp_path / "v.parquet").exists()
+
+
+def _two_split_store(tmp_path, where="store"):
+    from mathdata.store import write_records
+
+    rows = [new_record(source="s", original_problem=f"What is {k}+1?", answer=str(k + 1)) for k in range(3)]
+    rows += [
+        new_record(source="s", original_problem=f"What is {k}+2?", answer=str(k + 2), split="test")
+        for k in range(2)
+    ]
+    write_records(tmp_path / where, to_table(rows))
+    return tmp_path / where
+
+
+def test_a_file_export_never_mixes_splits_silently(tmp_path):
+    """`export verl store all.parquet` wrote 1642 train and 526 test rows into one file, no word said."""
+    from mathdata.export import export_store
+
+    store = _two_split_store(tmp_path)
+    with pytest.raises(ExportError, match=r"several splits \(2 test, 3 train\).*--split NAME"):
+        export_store(store, tmp_path / "all.parquet", fmt="verl")
+    assert not (tmp_path / "all.parquet").exists()
+    assert pq.read_table(export_store(store, tmp_path / "t.parquet", fmt="verl", split="test")).num_rows == 2
+    # a file named after one split, another asked: the hint names a file name that works
+    with pytest.raises(ExportError, match=r"name the file after the split it holds \(test.parquet\)"):
+        export_store(store, tmp_path / "train.parquet", fmt="verl", split="test")
+
+
+def test_a_folder_export_refuses_to_leave_an_earlier_exports_split_beside_its_own(tmp_path):
+    from mathdata.export import export_store
+
+    store = _two_split_store(tmp_path)
+    export_store(store, tmp_path / "ex", fmt="verl")  # train.parquet and test.parquet
+    with pytest.raises(ExportError, match=r"already holds test.parquet"):
+        export_store(store, tmp_path / "ex", fmt="verl", split="train")
+    assert set(export_store(store, tmp_path / "ex", fmt="verl")) == {"train", "test"}  # the same files: fine
+
+
+def test_a_build_folder_is_no_store_and_says_where_the_records_are(tmp_path):
+    from mathdata.files import StoreError
+    from mathdata.store import read_table
+
+    _two_split_store(tmp_path / "build", where="records")
+    with pytest.raises(StoreError, match=r"build folder: fix: point at .*records"):
+        read_table(tmp_path / "build")
+    assert read_table(tmp_path / "build" / "records").num_rows == 5
