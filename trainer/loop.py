@@ -42,7 +42,7 @@ from trainer.model import build_policy, load_model, load_tokenizer, quiet_transf
 from trainer.objective import entropy_top_mask, kl_penalty, logprob_gap
 from trainer.reward import score_samples
 from trainer.sampling import SurplusBuffer, collect
-from trainer.update import lr_at, score_tokens, update
+from trainer.update import lr_at, minibatches, score_tokens, update
 
 
 def train(cfg: Config, *, resume: bool = False, progress: bool = True, max_steps: int | None = None) -> Path:
@@ -150,7 +150,7 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
 
             # 2. pi_old (None: on-policy, one update per rollout) and the reference
             micro = t.micro_batch_size or t.mini_batch_size or len(batch)
-            n_updates = t.epochs * (len(batch) // (t.mini_batch_size or len(batch)))
+            n_updates = t.epochs * minibatches(len(batch), t.mini_batch_size)  # > 1: the ratio needs pi_old
             needs_pass = n_updates > 1 or ref_model is not None or bool(algo.select or a.entropy_top_quantile)
             old = ent = None
             if a.old_logprobs == "engine":

@@ -177,6 +177,13 @@ def lr_at(cfg, step: int) -> float:
     return cfg.optim.lr * min(1.0, (step + 1) / w) if w > 0 else cfg.optim.lr
 
 
+def minibatches(n_rows: int, mini_batch_size: int | None) -> int:
+    """Mini-batches per epoch: a short batch (dynamic sampling with on_max_gen_batches: train) is split
+    into as many nearly equal mini-batches as fit, at least one; a full batch into mini-batches of exactly
+    `mini_batch_size`. The loop asks it too: more than one update per rollout needs pi_old."""
+    return max(1, n_rows // (mini_batch_size or n_rows))
+
+
 def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) -> dict:
     """`epochs` passes of shuffled mini-batch updates over one rollout batch (carrying adv, old, ref).
 
@@ -186,9 +193,7 @@ def update(cfg, model, optimizer, batch: Batch, *, metrics: dict | None = None) 
     N = len(batch)
     mbs = cfg.train.mini_batch_size or N
     micro = cfg.train.micro_batch_size or mbs
-    # a short batch (dynamic sampling with on_max_gen_batches: train) is split into as many nearly
-    # equal mini-batches as fit, at least one; a full batch gives mini-batches of exactly `mbs`
-    n_mb = max(1, N // mbs)
+    n_mb = minibatches(N, mbs)
     agg = {"clip_low": 0.0, "clip_high": 0.0, "clip_dual": 0.0, "kl_old": 0.0, "tokens": 0.0, "loss": 0.0, "grad_norm": 0.0,
            "grad_clipped": 0.0, "rc_masked": 0.0, "opsm_masked": 0.0}  # fmt: skip
     first: dict = {}

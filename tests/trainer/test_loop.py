@@ -348,3 +348,16 @@ def test_on_max_gen_batches_skip_lets_a_step_without_informative_groups_go_by(to
     assert all(r["acc"] == 0.0 and r["gen_batches"] == 2 and r["dynamic_sampling_short"] == 2 for r in rows)
     start, end = _params(sft_dir[0]), _params(out / "checkpoints/step-000002")
     assert all(torch.equal(start[k], end[k]) for k in end)
+
+
+def test_a_batch_smaller_than_the_mini_batch_still_clips_against_pi_old(toy_verl, tmp_path, sft_dir):
+    """8 responses, mini_batch_size 16, 2 epochs: two updates per rollout, so the second one's ratio
+    is taken against pi_old. The loop counted 8 // 16 = 0 updates, skipped the pi_old pass, and every
+    epoch took its own detached log-probs as pi_old: the ratio stayed 1 and the clip never acted."""
+    from trainer.loop import train
+
+    cfg = _toy_cfg(toy_verl, tmp_path / "short", sft_dir[0], steps=1)
+    cfg.train.mini_batch_size, cfg.train.micro_batch_size, cfg.optim.lr = 16, 4, 1e-2
+    row = json.loads((train(cfg, progress=False) / "metrics.jsonl").read_text().splitlines()[0])
+    assert row["updates"] == 2
+    assert row["kl_old"] > 0  # the second epoch moved off pi_old (exactly 0 when pi_old was skipped)
