@@ -39,8 +39,6 @@ class CheckpointSampler:
         from evals.store import Response
         from trainer.rollout import HFEngine
 
-        if params.seed is not None:
-            torch.manual_seed(params.seed)
         engine = self.engine or HFEngine(self.model, self.tokenizer)
         by_key: dict[str, list] = {}
         for j in jobs:
@@ -60,6 +58,11 @@ class CheckpointSampler:
                             f"a prompt has {too_long[0]} tokens, over --max-prompt-len {self.max_prompt_len}; "
                             "raise it or drop the problem"
                         )
+                if params.seed is not None:  # seeded by which samples these are, not by the run: a rerun
+                    # with a larger k draws samples k.. afresh (one seed per run drew copies of 0..k-1)
+                    torch.manual_seed(
+                        _chunk_seed(params.seed, [(j.key, j.index) for js in chunk for j in js])
+                    )
                 outs = engine.generate(ids, n=n, max_new_tokens=params.max_tokens,
                                        temperature=params.temperature, top_p=params.top_p)  # fmt: skip
                 for js, samples in zip(chunk, outs, strict=True):
@@ -68,3 +71,11 @@ class CheckpointSampler:
                             j,
                             Response(smp.text, len(smp.response_ids), "length" if smp.truncated else "stop"),
                         )
+
+
+def _chunk_seed(seed: int, samples: list[tuple[str, int]]) -> int:
+    """A torch seed from the run's seed and the (problem key, sample index) pairs drawn together."""
+    import hashlib
+
+    text = f"{seed}|" + "|".join(f"{k}#{i}" for k, i in samples)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % (2**63)
