@@ -801,7 +801,8 @@ _NUMBER_WORDS = frozenset(
 )
 _META = re.compile(
     r"\b(?:answers?|solve[ds]?|solution\s+is|know|sure|unsure|idea|sorry|cannot|can't|couldn't|unable|"
-    r"impossible\s+to|help|determine|proceed)\b",
+    r"impossible\s+to|help|determine|proceed|give\s+up|gave\s+up|idk|dunno|no\s+clue|hmm+|blah|pass|"
+    r"skip(?:ped)?|n/a)(?![A-Za-z])",
     re.IGNORECASE,
 )
 

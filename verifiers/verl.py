@@ -29,6 +29,8 @@ def compute_score(
     opts.update({k: v for k, v in kwargs.items() if k in _REWARD_KWARGS})
     if opts.get("judge") is not None and opts.get("question") is None:
         opts["question"] = (extra_info or {}).get("problem")
+    if hasattr(ground_truth, "tolist") and not isinstance(ground_truth, str):  # a numpy array (pandas reads
+        ground_truth = ground_truth.tolist()  # a list column so); a numpy scalar becomes its Python value
     golds = list(ground_truth) if isinstance(ground_truth, (list, tuple)) else [ground_truth]
     best = None
     for gold in golds:

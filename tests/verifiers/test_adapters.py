@@ -46,6 +46,17 @@ def test_verl_overlong_options_and_list_gold():
     assert compute_score("d", "Answer: 0.5", ["\\frac{1}{3}", "\\frac{1}{2}"])["acc"] == 1.0
 
 
+def test_verl_gold_read_by_pandas_as_a_numpy_array_is_a_list_of_golds():
+    """A list column read through pandas arrives as a numpy array: it scored every answer wrong."""
+    import numpy as np
+
+    from verifiers.verl import compute_score
+
+    assert compute_score("d", "Answer: 34", np.array(["34", "35"]))["acc"] == 1.0
+    assert compute_score("d", "Answer: 36", np.array(["34", "35"]))["acc"] == 0.0
+    assert compute_score("d", "Answer: 34", np.int64(34))["acc"] == 1.0
+
+
 def test_trl_string_completions_with_answer_column():
     rewards = dapo_trl_reward(["p1", "p2"], ["...\nAnswer: 34", "...\nAnswer: 12"], answer=["34", "120"])
     assert rewards == [1.0, -1.0]
@@ -71,3 +82,12 @@ def test_make_trl_reward_custom_column_name_and_lengths():
     assert fn.__name__ == "dapo_reward"
     out = fn(["p", "p"], ["Answer: 3", "Answer: 3"], target=["3", "3"], completion_ids=[[1] * 5, [1] * 8])
     assert out == [1.0, pytest.approx(1.0 - 2 / 4)]
+
+
+@pytest.mark.parametrize("response", ["I give up", "idk", "blah", "Hmm.", "pass", "I don't know"])
+def test_a_refusal_is_no_answer_not_an_answer_that_is_wrong(response):
+    """README: a response with no answer is `no_answer` with pred None; `I give up` was read as the
+    answer `I give up` (kind_mismatch), so eval's "no answer" share was too low."""
+    v = verifiers.check(response, "34")
+    assert (v.equivalent, v.reason, v.pred) == (False, "no_answer", None)
+    assert verifiers.check("Monday", "Monday").equivalent  # a one-word answer is still an answer
