@@ -275,25 +275,25 @@ ALGORITHM_KEYS: tuple[str, ...] = algorithm_keys()
 
 
 class OptimConfig(_Strict):
-    lr: float = 1e-4
-    warmup_steps: int = 5
+    lr: float = Field(1e-4, gt=0)
+    warmup_steps: int = Field(5, ge=0)
     weight_decay: float = 0.0
     betas: tuple[float, float] = (0.9, 0.99)
     grad_clip: float = 1.0
 
 
 class TrainConfig(_Strict):
-    steps: int = 50
-    prompts_per_step: int = 16  # groups kept per step (after dynamic sampling)
-    gen_prompts: int | None = None  # prompts per generation batch; None = prompts_per_step
-    mini_batch_size: int | None = None  # responses per optimiser update; None = the whole batch
-    micro_batch_size: int | None = None  # responses per forward/backward; None = the mini-batch
-    epochs: int = 1  # passes over each rollout batch
+    steps: int = Field(50, ge=1)
+    prompts_per_step: int = Field(16, ge=1)  # groups kept per step (after dynamic sampling)
+    gen_prompts: int | None = Field(None, ge=1)  # prompts per generation batch; None = prompts_per_step
+    mini_batch_size: int | None = Field(None, ge=1)  # responses per optimiser update; None = the whole batch
+    micro_batch_size: int | None = Field(None, ge=1)  # responses per forward/backward; None = the mini-batch
+    epochs: int = Field(1, ge=1)  # passes over each rollout batch
     seed: int = 0
     out: str = "runs/dapo"
-    save_every: int = 1
-    eval_every: int = 0  # 0: no eval during training
-    eval_k: int = 8
+    save_every: int = Field(1, ge=1)  # a checkpoint every N steps and at the end
+    eval_every: int = Field(0, ge=0)  # 0: no eval during training
+    eval_k: int = Field(8, ge=1)
     eval_temperature: float = 1.0
     eval_top_p: float = 0.7
     # the verifier's seconds per response and per vote comparison; `dapo eval --grade-timeout` (same default)
@@ -351,6 +351,15 @@ class Config(_Strict):
             raise ValueError(
                 f"algo.overlong_buffer {a.overlong_buffer} must be smaller than rollout.max_new_tokens "
                 f"{r.max_new_tokens}; write e.g. overlong_buffer: {r.max_new_tokens // 4}"
+            )
+        row = ALGORITHMS[a.name]
+        if row.seq_level and (
+            a.loss_agg != row.agg or a.token_norm != "minibatch"
+        ):  # it would be shown, not used
+            raise ValueError(
+                f"algo.loss_agg / algo.token_norm do not apply to {a.name}: its loss is one ratio per response, "
+                f"averaged over the responses (KL and entropy terms: token mean); drop loss_agg "
+                f"({a.loss_agg}) and token_norm ({a.token_norm})"
             )
         if a.token_norm == "group" and a.loss_agg != "token_mean":
             raise ValueError(
@@ -598,6 +607,20 @@ ALIASES = {
     "top_p": "rollout.top_p",
     "seed": "train.seed",
     "steps": "train.steps",
+    "scale_rewards": "algo.std_normalize",
+    "norm_adv_by_std_in_grpo": "algo.std_normalize",
+    "ppo_epochs": "train.epochs",
+    "num_iterations": "train.epochs",
+    "entropy_coeff": "algo.entropy_coef",
+}
+# verl's full paths whose last part alone says too little (`n`, `enable`)
+FULL_ALIASES = {
+    "actor_rollout_ref.rollout.n": "rollout.n",
+    "algorithm.filter_groups.enable": "algo.dynamic_sampling",
+    "algorithm.filter_groups.metric": "algo.filter_metric",
+    "algorithm.filter_groups.max_num_gen_batches": "algo.max_gen_batches",
+    "algorithm.adv_estimator": "preset",
+    "actor_rollout_ref.actor.optim.lr": "optim.lr",
 }
 
 
@@ -621,8 +644,21 @@ def _all_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
     return keys
 
 
+def _leaves(value: Any, prefix: str) -> list[str]:
+    """The dotted keys under an unknown key given a nested value (`actor_rollout_ref: {actor: {...}}`)."""
+    if not isinstance(value, dict) or not value:
+        return [prefix]
+    return [leaf for k, v in value.items() for leaf in _leaves(v, f"{prefix}.{k}")]
+
+
 def _unknown_key_hint(loc: str, leaf: str) -> str:
     """What to write instead of the unknown key `loc` (dotted; `leaf` its last part)."""
+    if loc in FULL_ALIASES:
+        return f"write {FULL_ALIASES[loc]} instead"
+    if leaf == "epsilon":  # TRL's epsilon is both bounds unless epsilon_high is given
+        return (
+            "write algo.eps_low (and algo.eps_high: TRL's epsilon is both bounds unless epsilon_high is set)"
+        )
     if leaf in ALIASES:
         return f"write {ALIASES[leaf]} instead"
     settings = {f"algo.{s.name}" for row in ALGORITHMS.values() for s in row.settings}
@@ -635,8 +671,9 @@ def _explain(err: ValidationError, source: str) -> str:
     lines = [f"invalid config ({source}):"]
     for e in err.errors():
         loc = ".".join(str(p) for p in e["loc"])
-        if e["type"] == "extra_forbidden":
-            lines.append(f"  unknown key {loc!r}: {_unknown_key_hint(loc, str(e['loc'][-1]))}")
+        if e["type"] == "extra_forbidden":  # a verl/TRL path: each key under it gets its own hint
+            for key in _leaves(e.get("input"), loc):
+                lines.append(f"  unknown key {key!r}: {_unknown_key_hint(key, key.split('.')[-1])}")
         elif e["type"] == "algo_key":  # AlgoConfig's own message names the key, the preset and the fix
             lines.append(f"  {e['msg']}")
         else:
@@ -770,6 +807,10 @@ def load_config_sources(
     data = _read_yaml_file(path) if path is not None else {}
     source = str(path) if path is not None else "<defaults>"
     set_data = apply_sets({}, sets)
+    if preset is not None and set_data.get("preset") not in (None, preset):
+        raise ConfigError(
+            f"--preset {preset} and --set preset={set_data['preset']} disagree; fix: give the preset once"
+        )
     cfg = build_config(apply_sets(copy.deepcopy(data), sets), preset=preset, source=source)
     check_preset_keys(cfg, data, set_data, source=source)
     cfg.algo.override = sorted(preset_deviations(cfg))

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from trainer.config import ConfigError, build_config, load_config
@@ -90,6 +92,13 @@ def test_bad_yaml_names_the_file(tmp_path):
          "0 <= below < above <= 1"),
         ({"algo": {"dynamic_sampling": False, "keep_surplus": True}}, "algo.keep_surplus applies to dynamic sampling"),
         ({"algo": {"on_max_gen_batches": "ignore"}}, "on_max_gen_batches"),
+        # a sequence-level loss: loss_agg and token_norm were shown by --dry-run and silently not used
+        ({"preset": "gspo", "algo": {"loss_agg": "token_sum"}}, "do not apply to gspo"),
+        ({"preset": "gmpo", "algo": {"token_norm": "group"}}, "do not apply to gmpo"),
+        # values that crashed mid-run (a modulo by zero after the first step, a division by zero)
+        ({"train": {"save_every": 0}}, r"train.save_every: Input should be greater than or equal to 1"),
+        ({"train": {"prompts_per_step": 0}}, r"train.prompts_per_step"),
+        ({"optim": {"lr": -1.0}}, r"optim.lr: Input should be greater than 0"),
     ],
 )  # fmt: skip
 def test_sampling_and_correction_keys_are_checked(over, msg):
@@ -131,3 +140,27 @@ def test_kl_kind_k2_is_accepted():
         build_config(preset="grpo", overrides={"algo": {"kl_coef": 0.001, "kl_kind": "k2"}}).algo.kl_kind
         == "k2"
     )
+
+
+@pytest.mark.parametrize(
+    ("over", "hint"),
+    [
+        ({"actor_rollout_ref": {"actor": {"clip_ratio_high": 0.28}}}, "'actor_rollout_ref.actor.clip_ratio_high': write algo.eps_high"),
+        ({"actor_rollout_ref": {"rollout": {"n": 4}}}, "'actor_rollout_ref.rollout.n': write rollout.n"),
+        ({"algorithm": {"filter_groups": {"enable": True}}}, "write algo.dynamic_sampling"),
+        ({"scale_rewards": "none"}, "write algo.std_normalize"),
+        ({"epsilon": 0.2}, "TRL's epsilon is both bounds"),
+    ],
+)  # fmt: skip
+def test_a_verl_or_trl_path_names_our_key(over, hint):
+    """Bare borrowed keys named ours; full verl paths got "did you mean 'train.rollout_threads'?"."""
+    with pytest.raises(ConfigError, match=re.escape(hint)):
+        build_config(over)
+
+
+def test_preset_given_twice_on_the_command_line_must_agree():
+    from trainer.config import load_config
+
+    with pytest.raises(ConfigError, match="--preset dapo and --set preset=gspo disagree"):
+        load_config(preset="dapo", sets=["preset=gspo"])
+    assert load_config(preset="gspo", sets=["preset=gspo"]).algo.name == "gspo"
