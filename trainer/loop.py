@@ -93,7 +93,7 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
                  prompts_left_out=sampler.left_out)  # fmt: skip
         m.setdefault("skipped_step", 0)
         if cfg.data.eval and t.eval_every and ((step + 1) % t.eval_every == 0 or step + 1 == t.steps):
-            m.update(_evaluate(cfg, model, tok, run.eval_set))
+            m.update(_evaluate(cfg, model, tok, run.eval_set, step + 1))
         if main:
             run.log.log(step + 1, m)
             run.samples_log.log(step + 1, {"groups": [
@@ -404,16 +404,20 @@ def _staleness(rb, step: int, bound: int) -> dict:
     return {"staleness_mean": sum(ages) / max(len(ages), 1), "staleness_max": max(ages, default=0)}
 
 
-def _evaluate(cfg: Config, model, tok, eval_set) -> dict:
-    """Held-out avg@k etc. on rank 0 (every rank joins the unsharding under FSDP2)."""
+def _evaluate(cfg: Config, model, tok, eval_set, step: int) -> dict:
+    """Held-out avg@k etc. on rank 0 (every rank joins the unsharding under FSDP2). Its samples draw
+    from a stream of their own (seed, step): turning eval on or off leaves training's draws as they are."""
     from trainer.eval import evaluate
 
     t = cfg.train
     with D.full_params(model):  # every rank: unsharding is a collective under FSDP2
         if eval_set is None:  # not rank 0
             return {}
-        ev = evaluate(model, tok, eval_set.prompts, k=t.eval_k, temperature=t.eval_temperature, top_p=t.eval_top_p,
-                      max_new_tokens=cfg.rollout.max_new_tokens, grade_timeout=t.eval_grade_timeout)  # fmt: skip
+        device = next(model.parameters()).device
+        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+            torch.manual_seed(t.seed * 1_000_003 + step)
+            ev = evaluate(model, tok, eval_set.prompts, k=t.eval_k, temperature=t.eval_temperature, top_p=t.eval_top_p,
+                          max_new_tokens=cfg.rollout.max_new_tokens, grade_timeout=t.eval_grade_timeout)  # fmt: skip
     return {f"eval/{k}": v for k, v in ev.items()}
 
 

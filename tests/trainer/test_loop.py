@@ -361,3 +361,29 @@ def test_a_batch_smaller_than_the_mini_batch_still_clips_against_pi_old(toy_verl
     row = json.loads((train(cfg, progress=False) / "metrics.jsonl").read_text().splitlines()[0])
     assert row["updates"] == 2
     assert row["kl_old"] > 0  # the second epoch moved off pi_old (exactly 0 when pi_old was skipped)
+
+
+def test_in_loop_eval_leaves_the_training_draws_as_they_are(toy_verl, tmp_path, sft_dir):
+    """Turning eval on changed training from step 2 (its samples drew from training's RNG)."""
+    from trainer.loop import train
+
+    rows = {}
+    for every in (0, 1):
+        cfg = _toy_cfg(toy_verl, tmp_path / f"e{every}", sft_dir[0], steps=2)
+        cfg.data.eval, cfg.train.eval_every, cfg.train.eval_k = toy_verl, every, 2
+        out = train(cfg, progress=False)
+        rows[every] = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert any(k.startswith("eval/") for k in rows[1][0]) and not any(
+        k.startswith("eval/") for k in rows[0][0]
+    )
+    for a, b in zip(rows[0], rows[1], strict=True):
+        assert (a["acc"], a["loss"], a["response_length_mean"]) == (
+            b["acc"],
+            b["loss"],
+            b["response_length_mean"],
+        )
+    pa, pb = (
+        _params(tmp_path / "e0/checkpoints/step-000002"),
+        _params(tmp_path / "e1/checkpoints/step-000002"),
+    )
+    assert all(torch.equal(pa[k], pb[k]) for k in pa)
