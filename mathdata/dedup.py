@@ -330,7 +330,7 @@ def exact_groups(table: pa.Table) -> ExactGroups:
     t0 = time.perf_counter()
     kept_mask = pc.equal(table.column("status"), "kept").to_numpy(zero_copy_only=False)
     kept = np.flatnonzero(kept_mask)
-    needed = ["id", "source", "original_problem", "problem", "answer", "solution", "status"]
+    needed = ["id", "source", "original_problem", "problem", "answer", "solution", "status", "split"]
     # filter, not take: take on a many-chunk table (one chunk per row group) is very slow
     sub = table.select(needed) if len(kept) == len(table) else table.select(needed).filter(kept_mask)
     texts = pc.coalesce(sub.column("problem"), sub.column("original_problem"))
@@ -353,7 +353,8 @@ def dedup(
 ) -> DedupResult:
     """Mark exact and near duplicates among kept rows; one representative per cluster stays kept.
 
-    The representative is the row from an official source first, then one with a solution,
+    The representative is a row of a held-out split (not train) first, then one from an official
+    source, then one with a solution,
     then the longest statement (then the smallest id, so the choice is deterministic). Every
     other member gets status `duplicate_of:<id>` (exact) or `near_duplicate_of:<id>` (near)
     and stays in the table; `clusters` lists every member of every multi-row cluster.
@@ -423,7 +424,12 @@ def mark_duplicates(
     id_rank = pc.rank(sub.column("id"), sort_keys="ascending", tiebreaker="first").to_numpy(
         zero_copy_only=False
     )
-    by_priority = np.lexsort((id_rank, -length, ~has_solution, ~official))
+    # a problem in a held-out split and in train keeps its held-out copy: the test set does not shrink,
+    # and the train copy (the leak) is the one marked
+    held_out = pc.not_equal(pc.fill_null(sub.column("split"), "train"), "train").to_numpy(
+        zero_copy_only=False
+    )
+    by_priority = np.lexsort((id_rank, -length, ~has_solution, ~official, ~held_out))
     if sig16 is not None:
         # a text's priority is that of its best row: the first of its rows in representative order
         groups, first = np.unique(exact_group[by_priority], return_index=True)

@@ -90,6 +90,19 @@ def test_representative_official_then_solution_then_longest():
     assert kinds == ["exact", "representative"]
 
 
+def test_a_problem_in_train_and_test_keeps_its_test_copy():
+    """The same 40 GSM8K rows imported as train and as test: dedup kept 20 in train and 19 in test, so
+    the held-out set lost half its rows. The held-out copy outranks source, solution and length."""
+    text = "A farmer has 12 cows and buys 5 more. How many cows does he have?"
+    train = _rec(text, source="aops_wiki", solution="12 + 5 = 17.")  # official, with a solution
+    test = _rec(text, source="import:gsm8k", key="t", split="test")
+    res = dedup(to_table([train, test]))
+    assert res.table.column("status").to_pylist() == [f"duplicate_of:{test['id']}", "kept"]
+    near = _rec(text.replace("has", "owns"), source="import:gsm8k", key="n", split="test")
+    res = dedup(to_table([train, near]), threshold=0.5)
+    assert res.table.column("status").to_pylist()[1] == "kept"
+
+
 def test_rejected_rows_are_left_alone_and_never_dropped():
     text = "Compute the sum of the first 20 odd numbers."
     recs = [_rec(text, source="import:a"), _rec(text, source="import:b", status="llm_failed")]
