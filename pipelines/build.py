@@ -272,6 +272,22 @@ def _config_hash(cfg: BuildConfig, offline: bool, limit: int | None) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def _nothing_kept(final, out: Path) -> str:
+    """Why a build kept no row: the commonest reasons per source, and where the records are."""
+    from collections import Counter
+
+    from pipelines.runner import status_reason
+
+    sources, statuses = final.column("source").to_pylist(), final.column("status").to_pylist()
+    reasons = Counter((src, status_reason(st)) for src, st in zip(sources, statuses, strict=True))
+    top = "; ".join(f"{src}: {why} ({n})" for (src, why), n in reasons.most_common(5))
+    return (
+        f"the build kept none of its {len(final)} rows, so there is nothing to export: {top}. The records, with "
+        f"each row's reason, are in {out / 'records'} (`dapo data stats {out / 'records'}`); fix: the source's "
+        "mapping (an answer column?), the rewrite settings (rules or an LLM endpoint) or the decontamination sets"
+    )
+
+
 def build(
     config: str | os.PathLike | dict | BuildConfig,
     out_dir: str | os.PathLike,
@@ -491,6 +507,8 @@ def finish(
     for s in final.column("status").to_pylist():
         counts[status_key(s)] = counts.get(status_key(s), 0) + 1
     kept = final.filter(pc.equal(final.column("status"), "kept"))
+    if not len(kept):
+        raise ValueError(_nothing_kept(final, out))
     verl_path, verl_files = None, {}
     if cfg.export.verl:
         verl_files = engine.export_verl(kept, out / "verl", repeat=cfg.export.repeat)

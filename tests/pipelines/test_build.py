@@ -385,3 +385,14 @@ def test_each_use_asks_its_own_model_through_one_client(tmp_path):
     assert client.for_use("solver").usage is client.usage
     with pytest.raises(ValueError, match="unknown use 'rewritten'"):
         client.for_use("rewritten")
+
+
+def test_a_build_that_keeps_nothing_says_why_per_source_and_writes_no_export(tmp_path):
+    """All rows without an answer: the build ended in "no kept records to export (...)" naming neither
+    the source nor the cause, and left an empty verl/ folder."""
+    rows = [{"problem": f"What is {k} + 1?"} for k in range(5)]
+    (tmp_path / "noans.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    cfg = _write(tmp_path, {"sources": [{"kind": "import", "name": "na", "path": "noans.jsonl"}]})
+    with pytest.raises(ValueError, match=r"kept none of its 5 rows.*import:na: rejected:no_answer \(5\)"):
+        build(cfg, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out" / "verl").exists() and (tmp_path / "out" / "records").is_dir()
