@@ -54,7 +54,7 @@ def _data_files(data_files: str | dict[str, str]) -> list[dict]:
     return [{"split": k, "path": v} for k, v in data_files.items()]
 
 
-def _files_section(data_files: str | dict[str, str], kept: pa.Table) -> str:
+def _files_section(data_files: str | dict[str, str], kept: pa.Table, repeat: int = 1) -> str:
     """Which file holds which split, with its row count: a verl user points train_files at the
     train file and val_files at the held-out one, and no file named train holds another split."""
     if isinstance(data_files, str):
@@ -62,7 +62,8 @@ def _files_section(data_files: str | dict[str, str], kept: pa.Table) -> str:
     from mathdata.export import split_counts
 
     counts = split_counts(kept)
-    rows = [[f"`{path}`", split, f"{counts.get(split, 0):,}"] for split, path in data_files.items()]
+    rows = [[f"`{path}`", split, f"{counts.get(split, 0):,}", f"{counts.get(split, 0) * repeat:,}"]
+            for split, path in data_files.items()]  # fmt: skip
     use = ", ".join(
         f"`data.{key}={data_files[split]}`"
         for split, key in (("train", "train_files"), ("test", "val_files"))
@@ -70,8 +71,15 @@ def _files_section(data_files: str | dict[str, str], kept: pa.Table) -> str:
     )
     return (
         "## Files\n\nOne file (or set of shards) per split; a file holds the rows of its split only "
-        "(a record whose source names no split is `train`).\n\n"
-        + _table_md(["file", "split", "problems"], rows)
+        "(a record whose source names no split is `train`)."
+        + (
+            f" Every problem is written {repeat} times in a row (`export.repeat: {repeat}`), so a file holds "
+            f"{repeat}x as many rows as problems."
+            if repeat > 1
+            else ""
+        )  # fmt: skip
+        + "\n\n"
+        + _table_md(["file", "split", "problems", "rows"], rows)
         + (f"\n\nverl: {use}.\n" if use else "\n")
     )
 
@@ -133,8 +141,9 @@ def render_card(
     license: str = "other",
     data_files: str | dict[str, str] = "*.parquet",
     description: str | None = None,
+    repeat: int = 1,
 ) -> str:
-    """The card's Markdown text (YAML header + sections)."""
+    """The card's Markdown text (YAML header + sections); `repeat`: copies of each problem per file."""
     status = table.column("status")
     kept_mask = pc.equal(status, "kept")
     kept = table.filter(kept_mask)
@@ -147,7 +156,7 @@ def render_card(
         f"(record schema v{SCHEMA_VERSION}); regenerate it with `dapo data card` instead of editing it.\n"
     )
     out.append(f"**{n_kept:,} kept problems** out of {len(table):,} records.\n")
-    files = _files_section(data_files, kept)
+    files = _files_section(data_files, kept, repeat)
     if files:
         out.append(files)
 
@@ -301,6 +310,7 @@ def write_card(
     license: str = "other",
     data_files: str | dict[str, str] = "*.parquet",
     description: str | None = None,
+    repeat: int = 1,
 ) -> Path:
     """Write the card to `<dir>/README.md` (or the given .md path) atomically; return the path."""
     out = Path(out_dir_or_file)
@@ -316,6 +326,7 @@ def write_card(
         license=license,
         data_files=data_files,
         description=description,
+        repeat=repeat,
     )
     atomic_write(out, text)
     return out

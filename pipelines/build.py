@@ -535,6 +535,7 @@ def finish(
         }
         or "verl/*.parquet",
         description=cfg.description or None,
+        repeat=cfg.export.repeat,
     )
     by_source: dict = {}
     for src, status, transform in zip(

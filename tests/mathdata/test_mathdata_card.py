@@ -70,3 +70,16 @@ def test_committed_example_card_is_generated_not_hand_written(tmp_path):
 
     assert undated(committed.read_text()) == undated(fresh)
     assert "| non_integer_answer | 167 |" in fresh and "0 of 433 checked rows" in fresh
+
+
+def test_a_repeated_export_says_so_and_counts_rows_beside_problems(tmp_path):
+    """export.repeat: 3 wrote 57 rows for 19 problems into train.parquet; the card said "train | 19"."""
+    from mathdata.schema import new_record, to_table
+
+    table = to_table(
+        [new_record(source="s", original_problem=f"What is {k}+1?", answer=str(k + 1)) for k in range(4)]
+    )
+    text = write_card(tmp_path, name="r", table=table, steps=[], data_files={"train": "verl/train.parquet"},
+                      repeat=3).read_text()  # fmt: skip
+    assert "written 3 times in a row (`export.repeat: 3`)" in text
+    assert "| `verl/train.parquet` | train | 4 | 12 |" in text
