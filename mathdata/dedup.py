@@ -52,6 +52,23 @@ DEFAULT_OFFICIAL_SOURCES = ("aops_wiki", "official", "maa")
 _CHUNK = 50_000
 _WORKERS = min(4, os.cpu_count() or 1)
 _NUM_RE = re.compile(r"\d+(?:\.\d+)?")
+# small numbers written as words count as those numbers (`two dogs` and `2 dogs` are one problem)
+_WORD_NUMBERS = {
+    w: str(i)
+    for i, w in enumerate(
+        re.findall(
+            r"\w+",
+            """zero one two three four five six seven
+    eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty""",
+        )
+    )
+}
+_WORD_NUM_RE = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b")
+
+
+def _numbers(text: str) -> tuple[str, ...]:
+    """The sorted numbers of a normalised text, small number words as digits."""
+    return tuple(sorted(_NUM_RE.findall(_WORD_NUM_RE.sub(lambda m: _WORD_NUMBERS[m.group(1)], text))))
 
 
 @dataclass
@@ -190,10 +207,7 @@ def verify_pairs(
     u, v, sim = u[ok], v[ok], sim[ok]
     if same_numbers and len(u):
         involved = np.unique(np.concatenate([u, v]))
-        nums = {
-            int(i): tuple(sorted(_NUM_RE.findall(t)))
-            for i, t in zip(involved, texts.take(involved).to_pylist(), strict=True)
-        }
+        nums = {int(i): _numbers(t) for i, t in zip(involved, texts.take(involved).to_pylist(), strict=True)}
         agree = np.fromiter(
             (nums[a] == nums[b] for a, b in zip(u.tolist(), v.tolist(), strict=True)), bool, len(u)
         )

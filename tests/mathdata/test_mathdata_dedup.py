@@ -292,3 +292,15 @@ def test_every_near_drop_is_similar_to_its_representative():
         assert c["similarity"] >= threshold, c
         assert _estimated_similarity(by_id[c["id"]], by_id[c["cluster_id"]]) >= threshold, c
     assert res.report["near"]["split_chains"] > 0
+
+
+def test_small_numbers_written_as_words_are_those_numbers():
+    """MAWPS kept "Ella owns 2 dogs ... 1 dog" and "Ella owns two dogs ... one dog" side by side."""
+    a = "Ella owns 2 dogs. Each dog eats 0.125 scoops of food per day, and 1 dog eats twice as much on Sundays."
+    b = a.replace("2 dogs", "two dogs").replace("and 1 dog", "and one dog")
+    c = a.replace("2 dogs", "three dogs")
+    res = dedup(to_table([_rec(a + " How many scoops?"), _rec(b + " How many scoops?")]))
+    st = res.table.column("status").to_pylist()
+    assert st.count("kept") == 1 and any(x.startswith("near_duplicate_of:") for x in st)
+    res = dedup(to_table([_rec(a + " How many scoops?"), _rec(c + " How many scoops?")]))
+    assert res.table.column("status").to_pylist() == ["kept", "kept"]  # 3 dogs is another problem
