@@ -85,6 +85,30 @@ def gguf_parts(path: str | Path) -> tuple[str, str] | None:
     return str(p.parent), p.name
 
 
+def check_model_path(path: str | Path) -> Path:
+    """`path` as a model location, or an error that says what it is instead and what to give."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(
+            f"model path {path} does not exist; give a local directory with config.json or a .gguf file "
+            "(no hub downloads)"
+        )
+    if p.is_file() and gguf_parts(p) is None:
+        raise ValueError(
+            f"model path {p} is a file, not a model; give a directory with config.json or a .gguf file"
+        )
+    if p.is_dir() and gguf_parts(p) is None and not (p / "config.json").exists():
+        steps = sorted((p / "checkpoints").glob("step-*")) if (p / "checkpoints").is_dir() else []
+        if steps:
+            raise ValueError(
+                f"{p} is a training run, not a model; give one of its checkpoints, e.g. {steps[-1]}"
+            )
+        raise ValueError(
+            f"{p} holds no config.json: not a saved model; give a save_pretrained directory or a .gguf"
+        )
+    return p
+
+
 def load_tokenizer(path: str | Path):
     """The tokenizer of a save_pretrained directory or a GGUF file, left-padded, with a pad token and a
     chat template (the model's own when it has one: a GGUF carries its template and EOS)."""
@@ -92,7 +116,7 @@ def load_tokenizer(path: str | Path):
 
     from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
-    gguf = gguf_parts(path)
+    gguf = gguf_parts(check_model_path(path))
     cfg_file = Path(path) / "tokenizer_config.json"
     cls = json.loads(cfg_file.read_text()).get("tokenizer_class") if cfg_file.exists() else None
     if gguf is not None:
@@ -116,12 +140,7 @@ def load_model(path: str | Path, *, dtype: str = "float32"):
     a .gguf file (dequantised to `dtype` by transformers; needs the `gguf` package)."""
     from transformers import AutoModelForCausalLM
 
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(
-            f"model path {path} does not exist; give a local directory with config.json or a .gguf file "
-            "(no hub downloads)"
-        )
+    p = check_model_path(path)
     gguf = gguf_parts(p)
     if gguf is not None:
         model = _dense_from_gguf(gguf, dtype)
