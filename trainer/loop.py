@@ -280,6 +280,13 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
     data = load_prompts(
         cfg.data.train, tok, max_prompt_len=cfg.data.max_prompt_len, split=cfg.data.train_split
     )
+    if main and ckpt is None and not cfg.model.path:  # the tests' and the demo's tiny model: say so
+        from rich.console import Console
+
+        Console(stderr=True).print(
+            "[yellow]warning:[/] model.path is not set: training a randomly initialised tiny model (model.tiny); "
+            "set model.path to a policy (e.g. the output of `dapo sft`)"
+        )
     if main and cfg.data.train_split is None and (warning := held_out_warning(cfg.data.train)):
         from rich.console import Console
 
