@@ -136,12 +136,22 @@ def collect(
                 batch.short = target - len(batch.groups)
                 break
             gen = len(batch.generated)
+            same = sum(len({smp.text for smp in g.samples}) == 1 for g in batch.generated)
+            why = (
+                f"In {same} of {gen} groups all {n} responses are the same text (rollout.temperature "
+                f"{temperature}, top_p {top_p}; an untrained or collapsed policy?): raise the temperature or start "
+                "from a trained policy (model.path). "
+                if same * 2 > gen
+                else ""
+            ) + (
+                "The policy solves all or none of the responses for most prompts: raise algo.max_gen_batches "
+                "or train.gen_prompts, change the data difficulty, "
+            )
             raise DynamicSamplingError(
                 f"dynamic sampling kept {len(batch.groups)} of {target} groups after max_gen_batches={max_gen_batches} "
-                f"generation batches ({gen} prompts sampled, {batch.filtered} {dropped_as}). The policy solves "
-                "all or none of the responses for most prompts: raise algo.max_gen_batches or train.gen_prompts, "
-                "change the data difficulty, set algo.on_max_gen_batches: train (train on the groups kept; "
-                "needs at least one) or skip (a step with none makes no update), or set algo.dynamic_sampling: false"
+                f"generation batches ({gen} prompts sampled, {batch.filtered} {dropped_as}). {why}set "
+                "algo.on_max_gen_batches: train (train on the groups kept; needs at least one) or skip (a step with "
+                "none makes no update), or --set algo.dynamic_sampling=false (in a file: list it under algo.override)"
             )
         k = gen_prompts if dynamic else target
         chosen = [prompts[i] for i in sampler.take(k)]

@@ -210,3 +210,11 @@ def test_filter_metric_acc_error_says_what_was_dropped():
     with pytest.raises(ValueError, match="filter_metric 'score': write acc or reward"):
         collect(engine, prompts, PromptSampler(2, 0), _score, target=1, gen_prompts=2, dynamic=True,
                 max_gen_batches=1, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0, filter_metric="score")  # fmt: skip
+
+
+def test_groups_of_identical_responses_are_named_as_such():
+    """temperature 0 (or a collapsed policy) with G = 4: the error blamed only the data's difficulty."""
+    prompts, engine = _setup(["right", "wrong", "right", "wrong"])
+    with pytest.raises(DynamicSamplingError, match=r"In 2 of 2 groups all 4 responses are the same text"):
+        collect(engine, prompts, PromptSampler(4, 0), _score, target=2, gen_prompts=2, dynamic=True,
+                max_gen_batches=1, n=4, max_new_tokens=8, temperature=0.0, top_p=1.0)  # fmt: skip
