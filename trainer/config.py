@@ -688,7 +688,9 @@ def build_config(
     overrides = copy.deepcopy(overrides or {})
     name = preset or overrides.get("preset", "dapo")
     if name not in ALGORITHMS:
-        raise ConfigError(f"unknown preset {name!r} ({source}); write one of {sorted(ALGORITHMS)}")
+        close = did_you_mean(str(name), sorted(ALGORITHMS))
+        hint = f"did you mean {close!r}? " if close else ""
+        raise ConfigError(f"unknown preset {name!r} ({source}); {hint}write one of {sorted(ALGORITHMS)}")
     overrides["preset"] = name
     algo_name = (overrides.get("algo") or {}).get("name") if isinstance(overrides.get("algo"), dict) else None
     if algo_name and algo_name != name:
@@ -805,16 +807,24 @@ def load_config_sources(
 ) -> tuple[Config, dict[str, str]]:
     """`load_config`, plus where each algorithm key came from (`dapo train --dry-run` prints it)."""
     data = _read_yaml_file(path) if path is not None else {}
-    source = str(path) if path is not None else "<defaults>"
+    # where the values came from, for the error: the file alone is not to blame for a --set or --preset
+    parts = [
+        str(path) if path is not None else "",
+        f"--preset {preset}" if preset else "",
+        "--set" if sets else "",
+    ]
+    source = " + ".join(p for p in parts if p) or "<defaults>"
     set_data = apply_sets({}, sets)
     if preset is not None and set_data.get("preset") not in (None, preset):
         raise ConfigError(
             f"--preset {preset} and --set preset={set_data['preset']} disagree; fix: give the preset once"
         )
     cfg = build_config(apply_sets(copy.deepcopy(data), sets), preset=preset, source=source)
-    check_preset_keys(cfg, data, set_data, source=source)
+    check_preset_keys(cfg, data, set_data, source=str(path) if path is not None else "<defaults>")
     cfg.algo.override = sorted(preset_deviations(cfg))
-    return cfg, _algo_sources(cfg.algo.name, [(f"file {source}", data), ("--set", set_data)])
+    return cfg, _algo_sources(
+        cfg.algo.name, [(f"file {path if path is not None else '<defaults>'}", data), ("--set", set_data)]
+    )
 
 
 def apply_sets(data: dict, sets: list[str] | None) -> dict:
