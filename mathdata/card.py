@@ -130,6 +130,12 @@ def _solver_section(kept: pa.Table) -> str:
     return text + (f"\n- {other:,} rows carry another solver value." if other else "")
 
 
+def _ordered(keys, first: tuple[str, ...]) -> list[str]:
+    """`first` (those present) in that order, then the other keys sorted."""
+    keys = list(keys)
+    return [k for k in first if k in keys] + sorted(k for k in keys if k not in first)
+
+
 def render_card(
     *,
     name: str,
@@ -177,12 +183,14 @@ def render_card(
         )
         + "\n"
     )
+    # these first, then the rest by name: the same card from a dict read back from JSON (keys sorted)
+    first = ("kind", "name", "in", "rows", "records", "kept")
     for s in sources or []:
-        out.append(f"- {s if isinstance(s, str) else ', '.join(f'{k}: {v}' for k, v in s.items())}")
+        out.append(f"- {s if isinstance(s, str) else ', '.join(f'{k}: {s[k]}' for k in _ordered(s, first))}")
     out.append("")
 
     out.append("## Pipeline steps\n")
-    keys = list(dict.fromkeys(k for st in steps for k in st if k != "name"))
+    keys = _ordered(dict.fromkeys(k for st in steps for k in st if k != "name"), first)
     out.append(
         _table_md(["step", *keys], [[st.get("name", "?"), *[st.get(k, "") for k in keys]] for st in steps])
         + "\n"
@@ -352,10 +360,20 @@ def write_store_card(
     reports: dict[str, dict | None],
     license: str = "other",
 ) -> Path:
-    """`write_card` for a whole store (one step, "store"), with its saved reports (`store_reports`)."""
+    """`write_card` for a whole store (one step, "store"), with its saved reports (`store_reports`).
+    The records of a `dapo build` get the build's own card: its steps, sources, files and reports, read
+    from the build folder's summary.json."""
+    import json
+
     from mathdata.store import read_table
 
     table = read_table(src)
+    summary = Path(src).parent / "summary.json"
+    built = json.loads(summary.read_text()) if Path(src).name == "records" and summary.exists() else {}
+    if "card" in built:
+        return write_card(out_dir_or_file, name=name, table=table, license=license,
+                          dedup_report=built["reports"].get("dedup"), decontam_report=built["reports"].get("decontam"),
+                          **built["card"])  # fmt: skip
     return write_card(
         out_dir_or_file,
         name=name,

@@ -519,23 +519,27 @@ def finish(
     ] + [{"name": "final", "in": len(final), **counts}]
     from mathdata.card import write_card
 
-    card_path = write_card(
-        out,
-        name=cfg.name,
-        table=final,
-        steps=steps,
-        dedup_report=reports.get("dedup"),
-        decontam_report=reports.get("decontam"),
-        sources=[s.model_dump(mode="json", exclude_none=True) for s in cfg.sources],
-        data_files={
+    # what the card is made of, kept in summary.json: `dapo data card out/records` makes the same card
+    card_inputs = {
+        "steps": steps,
+        "sources": [s.model_dump(mode="json", exclude_none=True) for s in cfg.sources],
+        "data_files": {
             split: f"verl/{paths[0].name}"
             if len(paths) == 1
             else f"verl/{paths[0].name.split('-', 1)[0]}-*.parquet"
             for split, paths in verl_files.items()
         }
         or "verl/*.parquet",
-        description=cfg.description or None,
-        repeat=cfg.export.repeat,
+        "description": cfg.description or None,
+        "repeat": cfg.export.repeat,
+    }
+    card_path = write_card(
+        out,
+        name=cfg.name,
+        table=final,
+        dedup_report=reports.get("dedup"),
+        decontam_report=reports.get("decontam"),
+        **card_inputs,
     )
     by_source: dict = {}
     for src, status, transform in zip(
@@ -572,6 +576,7 @@ def finish(
         "llm_usage": llm_usage,
         "reports": reports,
         "verl_files": {k: [str(p.relative_to(out)) for p in v] for k, v in verl_files.items()},
+        "card": card_inputs,
     }
     _write_json(out / "summary.json", summary)
     return BuildResult(

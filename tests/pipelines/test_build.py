@@ -126,6 +126,16 @@ def test_demo_build_and_rebuild(tmp_path):
     again = build(cfg, tmp_path / "out", progress=False)  # everything resumed, nothing redone
     assert [s.processed for s in again.stages] == [0, 0, 0, 0]
     assert again.counts == res.counts
+    # `dapo data card out/records` makes the build's own card (it dropped files, sources, steps, reports)
+    from mathdata.card import store_reports, write_store_card
+
+    records = tmp_path / "out" / "records"
+    remade = write_store_card(
+        records, tmp_path / "card", name=cfg.name, reports=store_reports(records)
+    ).read_text()
+    built = (tmp_path / "out" / "README.md").read_text()
+    drop_date = lambda text: re.sub(r"on \d{4}-\d{2}-\d{2}", "", text)  # noqa: E731
+    assert drop_date(remade) == drop_date(built) and "## Files" in built
     cfg.sources[0].n = 81
     with pytest.raises(ConfigError, match="different config"):
         build(cfg, tmp_path / "out", progress=False)
