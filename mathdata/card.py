@@ -7,6 +7,7 @@ decontamination reports, so it cannot drift from the data it describes.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -84,11 +85,23 @@ def _files_section(data_files: str | dict[str, str], kept: pa.Table, repeat: int
     )
 
 
-def _header(name: str, kept: int, license: str, data_files: str | dict[str, str]) -> str:
+def _languages(kept: pa.Table) -> list[str]:
+    """["en"], ["zh"] or both, by the share of kept problems written in Chinese (a CMATH build is no "en")."""
+    texts = (
+        pc.coalesce(kept.column("problem"), kept.column("original_problem")).to_pylist() if len(kept) else []
+    )
+    share = sum(bool(_CJK.search(t or "")) for t in texts) / max(len(texts), 1)
+    return ["zh"] if share > 0.9 else ["en", "zh"] if share > 0.05 else ["en"]
+
+
+_CJK = re.compile("[\u4e00-\u9fff]")
+
+
+def _header(name: str, kept: int, license: str, data_files: str | dict[str, str], language: list[str]) -> str:
     meta = {
         "license": license,
         "pretty_name": name,
-        "language": ["en"],
+        "language": language,
         "task_categories": ["text-generation", "question-answering"],
         "tags": ["math", "reinforcement-learning", "verifiable-rewards", "integer-answers"],
         "size_categories": [size_category(kept)],
@@ -154,7 +167,7 @@ def render_card(
     kept_mask = pc.equal(status, "kept")
     kept = table.filter(kept_mask)
     n_kept = len(kept)
-    out = [_header(name, n_kept, license, data_files)]
+    out = [_header(name, n_kept, license, data_files, _languages(kept))]
     out.append(f"# {name}\n")
     out.append(
         f"{description or 'Math problems with integer answers for reinforcement learning with verifiable rewards.'}\n\n"

@@ -83,3 +83,18 @@ def test_a_repeated_export_says_so_and_counts_rows_beside_problems(tmp_path):
                       repeat=3).read_text()  # fmt: skip
     assert "written 3 times in a row (`export.repeat: 3`)" in text
     assert "| `verl/train.parquet` | train | 4 | 12 |" in text
+
+
+def test_the_card_names_the_language_the_problems_are_written_in(tmp_path):
+    from mathdata.schema import new_record, to_table
+
+    zh = [
+        new_record(
+            source="s", original_problem=f"小明有{k}个苹果，又买了1个，现在有几个？", answer=str(k + 1)
+        )
+        for k in range(4)
+    ]
+    en = [new_record(source="s", original_problem=f"What is {k}+1?", answer=str(k + 1)) for k in range(4)]
+    for rows, want in ((zh, ["zh"]), (en, ["en"]), (zh + en, ["en", "zh"])):
+        text = write_card(tmp_path, name="l", table=to_table(rows), steps=[]).read_text()
+        assert yaml.safe_load(text.split("---\n")[1])["language"] == want
