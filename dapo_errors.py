@@ -57,6 +57,14 @@ class OneLineErrors(TyperGroup):
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, TyperException):
             raise
+        except KeyboardInterrupt:  # Ctrl-C: one line, not a silent 130
+            typer.secho(
+                "interrupted: nothing half-written is left; `dapo build`, `dapo train` (--resume) and `dapo eval` "
+                "go on from where they stopped when run again",
+                fg="yellow",
+                err=True,
+            )
+            raise typer.Exit(130) from None
         except Exception as e:
             if ctx.params.get("debug") or os.environ.get("DAPO_DEBUG", "") not in ("", "0"):
                 raise

@@ -55,3 +55,15 @@ def test_python_m_trainer_errors_are_one_line_too(tmp_path, monkeypatch):
     assert r.output.splitlines()[0] == "error: unexpected RuntimeError: boom" and "DAPO_DEBUG" in r.output
     r = CliRunner().invoke(trainer_app, ["--debug", "train", str(cfg), "--no-progress", "--overwrite"])
     assert isinstance(r.exception, RuntimeError)
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch):
+    """Ctrl-C ended a build with exit 130 and no word."""
+    import mathdata.cli as mcli
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mcli, "_export", interrupted)
+    r = CliRunner().invoke(app, ["data", "export", "verl", "x", "y"])
+    assert r.exit_code == 130 and r.output.startswith("interrupted: nothing half-written is left"), r.output
