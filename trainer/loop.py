@@ -358,6 +358,13 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
         producer = AsyncRollouts(cfg, model, tok, data.prompts, weights, start=start,
                                  sampler_state=sampler.state_dict(), surplus_state=surplus.state_dict(),
                                  inflight=inflight or [])  # fmt: skip
+    if main and ckpt is not None and start >= t.steps:
+        from rich.console import Console
+
+        Console(stderr=True).print(
+            f"run {out} is already at step {start} of train.steps {t.steps}: nothing to do; to go on, resume "
+            f"with --set train.steps=N (N > {start})"
+        )
     resume_step = start if ckpt is not None else None
     log = samples_log = None
     if main:
