@@ -83,3 +83,12 @@ def test_english_scale_words_scale_the_number(pred: str, gold: str, equivalent: 
     before, `5 million` equalled 5 and missed 5000000, a wrong value rewarded either way."""
     v = verifiers.check(pred, gold, timeout=5)
     assert v.equivalent is equivalent, (pred, gold, v)
+
+
+def test_a_chinese_gold_with_two_values_needs_both():
+    """A Gaokao gold `$1$或$2$` (both values) matched `\\boxed{2}` alone (the fallback read 2 of it)."""
+    gold = "$1$或$2$"
+    assert verifiers.check("\\boxed{1或2}", gold).equivalent
+    assert verifiers.check("\\boxed{1,2}", gold).equivalent
+    assert not verifiers.check("\\boxed{2}", gold).equivalent
+    assert not verifiers.check("\\boxed{1}", gold).equivalent
