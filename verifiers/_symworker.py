@@ -18,14 +18,14 @@ import re
 import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 
+from verifiers.normalize import CHINESE_QUALIFIER
+
 logging.getLogger("math_verify").setLevel(logging.CRITICAL)  # we disable its alarm timeouts on purpose
 _LATEX, _EXPR = [LatexExtractionConfig()], [ExprExtractionConfig()]
 # the plain-expression reading takes a fragment of what LaTeX cannot parse (`5或10` -> 5, `5 # 10` -> 10):
 # trusted only for one number (however often written) among words that do not change it
 _NUMBER_RUN = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_CHANGES_VALUE = re.compile(
-    r"以上|以下|以内|左右|约|至少|至多|最多|最少|超过|不到|不足|多于|少于|或|[十百千万亿兆](?![米克瓦升])"
-)
+_CHANGES_VALUE = re.compile(CHINESE_QUALIFIER.pattern + r"|或|[十百千万亿兆](?![米克瓦升])")
 _MEMORY_HEADROOM = 2 << 30  # bytes of address space a worker may add before MemoryError
 CPU_SLACK = 2.0  # CPU seconds a task may use beyond its wall-clock budget before SIGXCPU
 

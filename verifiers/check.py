@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from verifiers import equations, forms, quickeval
 from verifiers.extract import Extraction, extract
 from verifiers.kinds import kinds_differ, strip_membership
-from verifiers.normalize import chinese_joiners, normalize, split_unit
+from verifiers.normalize import CHINESE_QUALIFIER, chinese_joiners, normalize, split_unit
 from verifiers.numbers import numbers_equal, parse_number
 from verifiers.quickeval import clearly_differ
 from verifiers.structure import Structure, expand_pm, parse_structure, relation_to_interval, split_top
@@ -425,6 +425,9 @@ def _choice(p_raw: str, pred: str, pe: Extraction, g_raw: str, deadline: float) 
 
 def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     """Judge two extracted answers."""
+    if CHINESE_QUALIFIER.search(p_raw) or CHINESE_QUALIFIER.search(g_raw):  # compared as written
+        same = _squash(normalize(p_raw)) == _squash(normalize(g_raw))
+        return Verdict(same, "string_match" if same else "string_mismatch", normalize(p_raw))
     settled = equations.settle(p_raw, g_raw)
     if settled == "label_mismatch":
         return Verdict(False, "label_mismatch", normalize(p_raw))

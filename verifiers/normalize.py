@@ -365,6 +365,13 @@ def _unicode(s: str) -> str:
     return s
 
 
+# Chinese words that qualify a value ("between", "or more", "about", "at least"...): such an answer is
+# compared as written, never read as the numbers in it (`10和11之间` is not the list 10, 11)
+CHINESE_QUALIFIER = re.compile(
+    r"之间|以上|以下|以内|以外|左右|大约|约|至少|至多|最多|最少|超过|不超过|不到|不足|多于|少于|大于|小于"
+)
+
+
 def chinese_joiners(s: str) -> str:
     """`5或10` -> `5 or 10`, `5和10` / `5、10` -> a list: read before an answer is split at `=` or `,`."""
     return _CJK_AND.sub(" and ", _CJK_OR.sub(" or ", s)).replace("\u3001", ", ") if not s.isascii() else s

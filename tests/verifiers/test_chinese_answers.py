@@ -92,3 +92,16 @@ def test_a_chinese_gold_with_two_values_needs_both():
     assert verifiers.check("\\boxed{1,2}", gold).equivalent
     assert not verifiers.check("\\boxed{2}", gold).equivalent
     assert not verifiers.check("\\boxed{1}", gold).equivalent
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "equivalent"),
+    [
+        ("\\boxed{10和11之间}", "10和11之间", True),  # "between 10 and 11": as written
+        ("\\boxed{10, 11}", "10和11之间", False),  # was a structure match with the list 10, 11
+        ("\\boxed{10}", "10和11之间", False),
+        ("\\boxed{5}", "5以上", False),  # "5 or more" is not 5, on either side
+    ],
+)
+def test_a_qualified_chinese_answer_is_compared_as_written(pred, gold, equivalent):
+    assert verifiers.check(pred, gold, timeout=5).equivalent is equivalent
