@@ -183,7 +183,8 @@ def stats(path: str | os.PathLike, *, exact_lengths: bool = False, sample_groups
         total = sum(counts["status"].values()) if counts["status"] else 0
         kept = counts["status"].get("kept", 0)
         lo, hi, n_int = con.execute(
-            "SELECT min(a), max(a), count(a) FROM (SELECT TRY_CAST(answer AS HUGEINT) AS a FROM records)"
+            "SELECT min(a), max(a), count(a) FROM (SELECT TRY_CAST(answer AS HUGEINT) AS a FROM records "
+            "WHERE status = 'kept')"  # the kept rows' answers (duplicates and rejects carry answers too)
         ).fetchone()
         lengths = _length_stats(con, total, exact=exact_lengths, sample_groups=sample_groups)
         rejects: dict[str, int] = {}
@@ -218,7 +219,7 @@ def print_stats(s: dict) -> None:
     con = Console()
     con.print(f"[bold]{s['path']}[/]: {s['rows']:,} rows, {s['kept']:,} kept, {s['rejected']:,} rejected")
     a, p = s["answer"], s["problem_length_chars"]
-    con.print(f"answers: {a['integer_answers']:,} integers in [{a['min']}, {a['max']}]")
+    con.print(f"answers of kept rows: {a['integer_answers']:,} integers in [{a['min']}, {a['max']}]")
     how = "all rows" if p["exact"] else f"sample of {p['sample_rows']:,} rows; --exact for all"
     con.print(
         f"problem length (chars, {how}): p50 {p['p50']}  p90 {p['p90']}  p99 {p['p99']}  max {p['max']}"
