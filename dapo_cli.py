@@ -260,8 +260,15 @@ def _register_all() -> None:
 _register_all()
 
 
-def main() -> None:
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    """Our deprecations as `warning: ...` lines (Python's format prefixes a file path and line)."""
+    return f"warning: {message}\n"
 
+
+def main() -> None:
+    import warnings
+
+    warnings.formatwarning = _one_line_warning
     # at start: with a foreign `verifiers` only doctor, version and --help run (its commands may be gone)
     if _FOREIGN and len(sys.argv) > 1 and sys.argv[1] not in (*_ALWAYS, "--help"):
         typer.echo(f"error: {_FOREIGN}", err=True)
