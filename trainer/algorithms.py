@@ -231,7 +231,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "gspo", "GSPO: one length-normalised sequence ratio per response, clipped to [1-3e-4, 1+4e-4]",
-            _group, _gspo, "token_mean", _grouped((3e-4, 4e-4)),
+            _group, _gspo, "seq_mean_token_mean", _grouped((3e-4, 4e-4)),
             seq_level=True,
             verl="actor.policy_loss.loss_mode=gspo, clip_ratio_low=3e-4, clip_ratio_high=4e-4",
             trl='GRPOConfig(importance_sampling_level="sequence", epsilon=3e-4, epsilon_high=4e-4)',
@@ -278,7 +278,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "gmpo", "GMPO: geometric mean of token ratios clipped in log space to [-0.4, 0.4], per response",
-            _group, _gmpo, "token_mean", _grouped((0.4, 0.4)),
+            _group, _gmpo, "seq_mean_token_mean", _grouped((0.4, 0.4)),
             seq_level=True,
             verl="actor.policy_loss.loss_mode=geo_mean, clip_ratio_low=0.4, clip_ratio_high=0.4 (x micro-batches)",
             trl="none",

@@ -353,13 +353,14 @@ class Config(_Strict):
                 f"{r.max_new_tokens}; write e.g. overlong_buffer: {r.max_new_tokens // 4}"
             )
         row = ALGORITHMS[a.name]
-        if row.seq_level and (
-            a.loss_agg != row.agg or a.token_norm != "minibatch"
-        ):  # it would be shown, not used
+        # a sequence-level loss never reads loss_agg or token_norm: a value other than the row's would be
+        # shown by --dry-run and not used
+        given = [f"algo.{k} {v}" for k, v, d in (("loss_agg", a.loss_agg, row.agg), ("token_norm", a.token_norm, "minibatch"))
+                 if row.seq_level and v != d]  # fmt: skip
+        if given:
             raise ValueError(
-                f"algo.loss_agg / algo.token_norm do not apply to {a.name}: its loss is one ratio per response, "
-                f"averaged over the responses (KL and entropy terms: token mean); drop loss_agg "
-                f"({a.loss_agg}) and token_norm ({a.token_norm})"
+                f"{', '.join(given)}: {a.name}'s loss is one ratio per response, averaged over the responses "
+                f"(loss_agg {row.agg}; KL and entropy terms: token mean), whatever these say; drop them"
             )
         if a.token_norm == "group" and a.loss_agg != "token_mean":
             raise ValueError(

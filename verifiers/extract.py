@@ -98,7 +98,15 @@ _BOXED = re.compile(r"\\(?:boxed|fbox|framebox)\s*\{")
 _BOXED_SPACE = re.compile(r"\\boxed ([^\s$]+)")
 _GSM8K = re.compile(r"^\s*####\s*(?P<ans>.+?)\s*$", re.MULTILINE)
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?|-?\.\d+")
-_SENTENCE = re.compile(r"(?:final answer|the answer|answer)\s*(?:is|=|:)\s*[:：]?\s*", re.IGNORECASE)
+# `the answer is`, `the answer (arabic numerals) is` (zero-shot CoT), and the Chinese sentences
+# `答案是/为`, `正确答案是选项`, `故选：B`
+_SENTENCE = re.compile(
+    r"(?:(?:final answer|the answer|answer)(?:\s*\([^()\n]{1,40}\))?\s*(?:is|=|:)\s*[:：]?"
+    r"|(?:最终答案|正确答案|答案)\s*(?:应该是|应为|是|为|[:：])\s*[:：]?\s*(?:选项|选)?"
+    r"|(?:故|所以|因此|从而|则)?\s*应?选\s*[:：]?(?=\s*\(?[A-E](?![A-Za-z])))\s*",
+    re.IGNORECASE,
+)
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 _HOPE_ANY = re.compile(r"\.?\s*I hope (?:it|this) is correct.*$", re.IGNORECASE | re.DOTALL)
 _HOPE = re.compile(r"\.?\s*I hope (?:it|this) is correct\.?\s*$", re.IGNORECASE)
 _DEBRIS = re.compile(
@@ -453,7 +461,11 @@ def _answer_after_last_box(text: str) -> str | None:
     """A `the answer is X` sentence written after the last box: a correction in prose."""
     end = _boxes(text)[-1][1] if _boxes(text) else -1
     tail = text[end + 1 :]
-    if end < 0 or "answer" not in tail.lower() or len(tail) > _TAIL:
+    if (
+        end < 0
+        or ("answer" not in tail.lower() and "答案" not in tail and "选" not in tail)
+        or len(tail) > _TAIL
+    ):
         return None
     last = None
     for m in _SENTENCE.finditer(tail):
@@ -637,6 +649,11 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     once; otherwise the final 2,000 and then 16,000 characters are read, and their answer stands
     when the marker that decided sits well inside them (see `_window_decides`); only a response
     whose answer is not near its end is read whole. The same answer as reading it whole."""
+    if "<answer" in text or "<ANSWER" in text:  # the R1 format: `<answer>X</answer>` is an answer line
+        last_open = text.lower().rfind("<answer>")
+        if last_open >= 0 and "</answer>" not in text[last_open:].lower():
+            return NONE  # the tag never closes: the response was cut off inside its answer
+        text = _ANSWER_TAG.sub(lambda m: "\nAnswer: " + " ".join(m.group(1).split()) + "\n", text)
     lo, hi = _content_span(text)
     ans, _, a_end = _last_lines_answer(text, lo, hi)
     if ans is not None and "box" not in text[a_end:hi]:
@@ -753,8 +770,9 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
             return Extraction((g,), "gsm8k", "", depth)
     if not gold and _ends_in_open_math(text):  # the whole text: a tail could start inside a span
         return Extraction((), "none", "", depth)
-    if "answer is" in text.lower():
-        v = _minerva(text)
+    low = text.lower()
+    if "answer" in low or "答案" in text or "选" in text:
+        v = _minerva(text) if "answer is" in low else None
         if v:
             return Extraction((v,), "sentence", "", depth)
         last = None

@@ -1,6 +1,6 @@
 """Answer forms with their own rules of equality, decided with string work only.
 
-- multiple choice: a gold letter (`C`, `(C)`, `\\text{(A)}`, `C. {x | -3<x<4}`) against a letter
+- multiple choice: a gold letter (`C`, `(C)`, `\\text{(A)}`, `C. {x | -3<x<4}`, `A（$10\\rm i$）`) against a letter
   with or without its option text (`C. x = 42`, `\\mathcal{B}`), or against the option's content;
   in a short answer the one letter that is asserted counts (`not A ... therefore B`: B), a letter
   that is negated (`not A`, `can't be A or B`, `不是 A`, `non A`) is excluded, not offered;
@@ -34,6 +34,8 @@ def choice(s: str) -> tuple[str, str] | None:
     if m is None or bool(m.group("open")) != bool(m.group("close")):
         return None
     rest = m.group("rest").strip()
+    if rest and not m.group("open") and rest[0] in "（(" and rest[-1] in "）)":  # `A（$10\\rm i$）`
+        return m.group("l"), rest[1:-1].strip()
     if rest and not m.group("open") and rest[0] not in ".:：)。":
         return None  # `A = 5`, `B不是 A`: not a letter with its option
     if re.search(r"\(\s*[A-E]\s*\)|\bor\b|\band\b", rest):

@@ -202,9 +202,10 @@ _SPACES = re.compile(
 _TEXT_CMD = re.compile(
     r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname|rm|bf)\s*\{([^{}]*)\}"
 )
+_FONT_SWITCH = re.compile(r"\\(?:rm|bf|it|mathrm|mathit)(?![a-zA-Z])\s*(?=[a-zA-Z])")  # `10\rm i`: 10i
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ|\\degree|\^\s*\{\s*o\s*\}|\s*degrees?\b")
 _PREFIX = re.compile(
-    r"^\s*\\?[a-zA-Z]{1,6}(?:_\{[a-zA-Z0-9]{1,4}\}|_[a-zA-Z0-9])?(?:\([a-z]\))?\s*=\s*(?=[^=])"
+    r"^\s*\\?[a-zA-Z]{1,6}(?:_\{\\?[a-zA-Z0-9]{1,4}\}|_[a-zA-Z0-9])?(?:\([a-z]\))?\s*=\s*(?=[^=])"
 )
 _THOUSANDS = re.compile(r"^[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 # `\\frac` written with its backslash doubled (over-escaped JSON): one backslash, for known commands only
@@ -316,6 +317,7 @@ def _normalize_once(answer: str) -> str:
     s = split_unit(_scaled(s))[0]
     for _ in range(3):
         s = _TEXT_CMD.sub(lambda m: m.group(1), s)
+    s = _FONT_SWITCH.sub("", s)
     s = _plain_math(s)
     if _TRIG.search(s):  # degrees inside trigonometric functions are angles: sin(90^\circ - x) = cos x
         s = _DEGREE_NUM.sub(lambda m: f"\\frac{{{m.group(1)}\\pi}}{{180}}", s)

@@ -93,8 +93,8 @@ def test_bad_yaml_names_the_file(tmp_path):
         ({"algo": {"dynamic_sampling": False, "keep_surplus": True}}, "algo.keep_surplus applies to dynamic sampling"),
         ({"algo": {"on_max_gen_batches": "ignore"}}, "on_max_gen_batches"),
         # a sequence-level loss: loss_agg and token_norm were shown by --dry-run and silently not used
-        ({"preset": "gspo", "algo": {"loss_agg": "token_sum"}}, "do not apply to gspo"),
-        ({"preset": "gmpo", "algo": {"token_norm": "group"}}, "do not apply to gmpo"),
+        ({"preset": "gspo", "algo": {"loss_agg": "token_sum"}}, "algo.loss_agg token_sum: gspo.s loss is one ratio per response"),
+        ({"preset": "gmpo", "algo": {"token_norm": "group"}}, r"algo.token_norm group: gmpo.s loss"),
         # values that crashed mid-run (a modulo by zero after the first step, a division by zero)
         ({"train": {"save_every": 0}}, r"train.save_every: Input should be greater than or equal to 1"),
         ({"train": {"prompts_per_step": 0}}, r"train.prompts_per_step"),

@@ -1,0 +1,54 @@
+"""Markers real model outputs use that were read as no answer (a blind set of 200 real outputs, 2026-11-29:
+24 false negatives, 0 false positives): the R1-style `<answer>...</answer>` tag, Chinese answer
+sentences (答案是 / 答案为 / 故选 / 正确答案是), zero-shot-CoT's "the answer (arabic numerals) is", and a
+gold that gives the choice letter with its option (`A（$10\\rm i$）`). Labels follow from the texts."""
+
+from __future__ import annotations
+
+import pytest
+
+import verifiers
+
+SELF_CORRECTED = (
+    "所以正确答案是A. $\\{1,4,9\\}$。这里有一个错误，正确答案应该是D. $\\{2,3,5\\}$，因为前面算错了。"
+    "因此，正确答案是D. $\\{2,3,5\\}$。"
+)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "equivalent"),
+    [
+        ("<think>3 + 4 = 7, 16 - 7 = 9, 9 x 2 = 18</think> <answer>18</answer>", "18", True),
+        ("<think>...</think> <answer>18</answer>", "17", False),
+        pytest.param(
+            "</think> <answer> she earns $2 \\times 9 = \\$18 $. </answer>",
+            "18",
+            True,
+            marks=pytest.mark.xfail(
+                strict=True, reason="an escaped \\$ inside a math span ends the span there (the span reader)"
+            ),
+        ),  # fmt: skip
+        ("</think> <answer> she earns $2 \\times 9 = 18$ dollars. </answer>", "18", True),
+        ("</think>\n<answer>\nThe answer is 18.\n</answer>", "18", True),
+        ("<answer>18</answer> Hmm, or maybe 17.", "18", True),  # words after the tag are not read
+        ("\\boxed{17} then, checking again: <answer>18</answer>", "18", True),  # the later marker
+        ("<think>so it is 18</think> <answer>18", "18", False),  # the tag never closes: cut off
+        ("Therefore, the answer (arabic numerals) is 7. \n\nI hope this helps!", "7", True),
+        ("Therefore, the answer (arabic numerals) is 7. \n\nI hope this helps!", "8", False),
+        ("因此，正确答案是选项B。", "B", True),
+        ("因此，正确答案是选项B。", "C", False),
+        ("故选：B", "B", True),
+        ("所以答案为 $12$。", "12", True),
+        ("所以答案为 $12$。", "13", False),
+        ("答案：12", "12", True),
+        (SELF_CORRECTED, "D（$\\{2,3,5\\}$）", True),
+        (SELF_CORRECTED, "A", False),
+        ("计算得 $10\\rm i$，故选A。", "A（$10\\rm i$）", True),
+        ("\\boxed{10i}", "A（$10\\rm i$）", True),
+        ("\\boxed{B}", "A（$10\\rm i$）", False),
+        ("所以 $z_{\\min}=-\\frac{7}{2}$，答案为 $-\\frac{7}{2}$。", "D（$z_{\\min}=-\\frac{7}{2}$）", True),
+    ],
+)
+def test_answer_tags_chinese_sentences_and_letter_with_option(pred: str, gold: str, equivalent: bool) -> None:
+    v = verifiers.check(pred, gold, timeout=5)
+    assert v.equivalent is equivalent, (pred, gold, v)
