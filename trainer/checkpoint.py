@@ -51,7 +51,7 @@ def save_checkpoint(
     extra: Callable[[Path], None] | None = None,
     keep: int = 2,
 ) -> Path:
-    """Write root/step-NNNNNN (atomically) and point root/latest at it; keep the newest `keep`.
+    """Write root/step-NNNNNN (atomically) and point root/latest at it; keep the newest `keep` (0: all).
 
     `model_state` replaces `model.state_dict()` (FSDP2: the gathered full weights); `extra(dir)`
     writes more files into the checkpoint before it becomes visible.
@@ -72,7 +72,9 @@ def save_checkpoint(
     shutil.rmtree(final, ignore_errors=True)
     os.replace(tmp, final)
     atomic_write(root / "latest", final.name)
-    for old in sorted(p for p in root.glob("step-*") if p.is_dir())[:-keep]:
+    for old in (
+        sorted(p for p in root.glob("step-*") if p.is_dir())[:-keep] if keep > 0 else []
+    ):  # 0: keep all
         shutil.rmtree(old, ignore_errors=True)
     return final
 

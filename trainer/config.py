@@ -292,6 +292,7 @@ class TrainConfig(_Strict):
     seed: int = 0
     out: str = "runs/dapo"
     save_every: int = Field(1, ge=1)  # a checkpoint every N steps and at the end
+    keep_checkpoints: int = Field(2, ge=0)  # the newest N checkpoints stay on disk; 0: every one
     eval_every: int = Field(0, ge=0)  # 0: no eval during training
     eval_k: int = Field(8, ge=1)
     eval_temperature: float = 1.0
@@ -888,6 +889,7 @@ RESUME_MAY_CHANGE = (
     "train.steps",
     "train.out",
     "train.save_every",
+    "train.keep_checkpoints",
     "train.eval_every",
     "train.eval_k",
     "train.eval_temperature",

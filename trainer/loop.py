@@ -378,6 +378,7 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
         ref_model=ref_model,
         critic=critic, critic_opt=critic_opt, engine=engine, optimizer=optimizer, adv_state=adv_state,
         start=start, log=log, samples_log=samples_log, pad_id=pad_id, ckpt_root=ckpt_root, producer=producer,
+        keep_checkpoints=t.keep_checkpoints,
     )  # fmt: skip
 
 
@@ -457,5 +458,5 @@ def _save(run: SimpleNamespace, step: int) -> None:
             state["inflight"] = [p.to_dict() for p in inflight]
         extra = None if run.critic is None else critic_writer(run.critic, run.critic_opt)
         save_checkpoint(run.ckpt_root, step, run.model, run.tok, optim_state, state,
-                        model_state=weights, extra=extra)  # fmt: skip
+                        model_state=weights, extra=extra, keep=run.keep_checkpoints)  # fmt: skip
     D.barrier()

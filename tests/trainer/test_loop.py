@@ -387,3 +387,14 @@ def test_in_loop_eval_leaves_the_training_draws_as_they_are(toy_verl, tmp_path, 
         _params(tmp_path / "e1/checkpoints/step-000002"),
     )
     assert all(torch.equal(pa[k], pb[k]) for k in pa)
+
+
+def test_keep_checkpoints_keeps_the_newest_n_or_every_one(toy_verl, tmp_path, sft_dir):
+    """Only the two newest checkpoints stayed, whatever save_every said (keep=2 was hard-coded)."""
+    from trainer.loop import train
+
+    for keep, want in ((0, 3), (1, 1)):
+        cfg = _toy_cfg(toy_verl, tmp_path / f"k{keep}", sft_dir[0], steps=3)
+        cfg.train.keep_checkpoints = keep
+        out = train(cfg, progress=False)
+        assert len(list((out / "checkpoints").glob("step-*"))) == want
