@@ -264,6 +264,12 @@ def export_splits(table: pa.Table, out_dir: str | os.PathLike, *, fmt: str = "ve
     }
 
 
+def _format_of(path: Path) -> str | None:
+    """verl or trl for one of our exports (by its columns), None for anything else."""
+    names = set(pq.read_schema(path).names)
+    return "verl" if "reward_model" in names else "trl" if {"prompt", "answer"} <= names else None
+
+
 def export_store(
     src: str | os.PathLike, out: str | os.PathLike, *, fmt: str, split: str | None = None, **kw
 ) -> Path | dict[str, Path]:
@@ -286,6 +292,14 @@ def export_store(
     if split is not None:
         table = select_split(table.filter(pc.equal(table.column("status"), "kept")), split)
     writes = {split_file_name(s) for s in split_counts(kept_with_answers(table))}
+    other = [
+        p.name for p in sorted(out.glob("*.parquet")) if p.name in writes and _format_of(p) not in (fmt, None)
+    ]
+    if other:  # a trl export over a verl one: same file names, another layout
+        raise ExportError(
+            f"{out} holds another export's {', '.join(other)} (not {fmt}); fix: export {fmt} to its own folder. "
+            "Nothing was written"
+        )
     stale = sorted(p.name for p in out.glob("*.parquet") if p.name not in writes) if out.is_dir() else []
     if stale:  # an earlier export's split file would sit beside this one's, read as if it were part of it
         raise ExportError(

@@ -141,6 +141,8 @@ def test_a_folder_export_refuses_to_leave_an_earlier_exports_split_beside_its_ow
     with pytest.raises(ExportError, match=r"already holds test.parquet"):
         export_store(store, tmp_path / "ex", fmt="verl", split="train")
     assert set(export_store(store, tmp_path / "ex", fmt="verl")) == {"train", "test"}  # the same files: fine
+    with pytest.raises(ExportError, match=r"holds another export's test.parquet, train.parquet \(not trl\)"):
+        export_store(store, tmp_path / "ex", fmt="trl")  # a TRL export over the verl one's files
 
 
 def test_a_build_folder_is_no_store_and_says_where_the_records_are(tmp_path):
