@@ -40,9 +40,14 @@ def sampling_params(
     told otherwise (torch's draws are then reproducible); an endpoint gets a seed only when one is
     given, since some servers fail on seeded requests (vLLM on CPU)."""
     if greedy:
-        if k not in (None, 1) or temperature not in (None, 0):
+        given = []
+        if k not in (None, 1):
+            given.append(f"--k {k}")
+        if temperature not in (None, 0):
+            given.append(f"--temperature {temperature}")
+        if given:
             raise ValueError(
-                f"--greedy samples once at temperature 0; drop --k {k} / --temperature {temperature} or --greedy"
+                f"--greedy samples once at temperature 0; drop {' and '.join(given)}, or --greedy"
             )
         k, temperature, top_p = 1, 0.0, 1.0
     if seed is None and checkpoint:
