@@ -124,7 +124,8 @@ _APPROX = re.compile(
     r"[\s,;.$]*(?:\\approx|≈|\\simeq|\\sim|(?:which is )?(?:approximately|about|roughly))[\s,;.$:=]*(?:\\(?:boxed|fbox|framebox)\s*\{)?",
     re.IGNORECASE,
 )
-_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$([^$]+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+# `\$` is an escaped dollar (currency: `she pays \$5 and gets \$3 back`), never a delimiter
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$((?:[^$\\]|\\.)+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _COPULA = re.compile(r"(?:\bis\b|\bare\b|\bequals\b|\bbe\b|\bit's\b|=|:)\s*", re.IGNORECASE)
 _BRACKETED = re.compile(r"\[\s*([^\[\],;]+?)\s*\]")
 _BRACKET_SPAN = re.compile(r"(?<!\\)\[\s*([^\[\],;\\]+?)\s*\]")

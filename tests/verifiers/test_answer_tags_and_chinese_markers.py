@@ -20,14 +20,7 @@ SELF_CORRECTED = (
     [
         ("<think>3 + 4 = 7, 16 - 7 = 9, 9 x 2 = 18</think> <answer>18</answer>", "18", True),
         ("<think>...</think> <answer>18</answer>", "17", False),
-        pytest.param(
-            "</think> <answer> she earns $2 \\times 9 = \\$18 $. </answer>",
-            "18",
-            True,
-            marks=pytest.mark.xfail(
-                strict=True, reason="an escaped \\$ inside a math span ends the span there (the span reader)"
-            ),
-        ),  # fmt: skip
+        ("</think> <answer> she earns $2 \\times 9 = \\$18 $. </answer>", "18", True),  # an escaped dollar
         ("</think> <answer> she earns $2 \\times 9 = 18$ dollars. </answer>", "18", True),
         ("</think>\n<answer>\nThe answer is 18.\n</answer>", "18", True),
         ("<answer>18</answer> Hmm, or maybe 17.", "18", True),  # words after the tag are not read
@@ -52,3 +45,17 @@ SELF_CORRECTED = (
 def test_answer_tags_chinese_sentences_and_letter_with_option(pred: str, gold: str, equivalent: bool) -> None:
     v = verifiers.check(pred, gold, timeout=5)
     assert v.equivalent is equivalent, (pred, gold, v)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "equivalent"),
+    [
+        # `\$` is a dollar sign, not a math delimiter: the span `5 and gets \` was read as 5
+        ("She pays \\$5 and gets \\$3 back, so she spent \\$2.", "5", False),
+        ("She pays \\$5 and gets \\$3 back. The answer is \\$2.", "2", True),
+        ("So $x = \\frac{1}{2}$ and the cost is \\$3.", "3", True),
+        ("The area is $12$.", "12", True),
+    ],
+)
+def test_an_escaped_dollar_is_currency_not_a_math_delimiter(pred: str, gold: str, equivalent: bool) -> None:
+    assert verifiers.check(pred, gold, timeout=5).equivalent is equivalent
