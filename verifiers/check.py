@@ -299,7 +299,9 @@ def _match_unordered(p: list[str], g: list[str], pending: list) -> tuple[bool | 
     return None, todo
 
 
-def check(pred: str, gold: str, *, timeout: float = 1.0, cut_off: bool = False) -> Verdict:
+def check(
+    pred: str, gold: str, *, timeout: float = 1.0, cut_off: bool = False, question: str | None = None
+) -> Verdict:
     """Judge `pred` (bare or wrapped: Answer line, \\boxed{}, "The answer is 34.") against `gold`.
 
     Never raises and never takes much longer than `timeout` seconds (see verifiers.symbolic
@@ -307,7 +309,10 @@ def check(pred: str, gold: str, *, timeout: float = 1.0, cut_off: bool = False) 
     for the worker to start (1-3 s, once; `verifiers.warmup()` pays it up front). What is read
     as the answer: see verifiers.extract (the unmarked-prose policy included) and
     verifiers.equations (answers with a left-hand side). `cut_off`: the response stopped at the
-    token limit; only an answer line or a box is read from it.
+    token limit; only an answer line or a box is read from it. `question` (the problem's text): an
+    answer written as an expression the question itself holds is `restates_question`, not a match
+    (`\\binom{10}{3}` for "Compute $\\binom{10}{3}$", `x^2-4` for "Factor $x^2-4$"): equal by arithmetic,
+    but nothing was solved, and a policy rewarded for it learns to copy the question.
     """
     try:
         v = _check(pred, gold, timeout, time.monotonic() + timeout, cut_off)
@@ -315,9 +320,28 @@ def check(pred: str, gold: str, *, timeout: float = 1.0, cut_off: bool = False) 
         return Verdict(False, "too_large", None)
     except Exception as e:  # a verifier bug must not kill a training run; say what happened
         return Verdict(False, f"error:{type(e).__name__}", None)
+    if v.equivalent and question and v.pred and restates_question(v.pred, gold, question):
+        v = Verdict(False, "restates_question", v.pred, v.extracted, v.gold)
     if v.extracted is not None and v.gold is not None:
         return v
     return _with_reading(v, pred, gold, cut_off)
+
+
+_OPERATOR = re.compile(r"[-+*/^()]|\\[a-zA-Z]")
+
+
+def restates_question(answer: str, gold: str, question: str) -> bool:
+    """`answer` (equal to `gold` by value) is an expression of the question's own text, written
+    differently from the gold: a number alone or the gold's own spelling never is."""
+    a = _squash(normalize(answer)).replace("$", "")
+    if forms.choice(gold) is not None:  # a choice gold: the option's content is a right answer
+        return False
+    if not a or not _OPERATOR.search(a) or a == _squash(normalize(_read_gold(gold) or gold)).replace("$", ""):
+        return False
+    q = _squash(
+        question.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\dbinom", "\\binom")
+    )
+    return a in q.replace("$", "")
 
 
 def _with_reading(v: Verdict, pred: str, gold: str, cut_off: bool) -> Verdict:

@@ -51,7 +51,10 @@ SYSTEM = (
 )
 USER = "Question:\n{question}\n\nReference answer:\n{gold}\n\nCandidate answer:\n{pred}\n\nEquivalent (YES or NO)?"
 MAX_FIELD_CHARS = 4_000  # a question longer than this is cut; answers this long are never sent
-NOT_JUDGED = frozenset({"hedged", "too_large", "no_answer", "gold_invalid", "truncated", "unit_mismatch"})
+# restates_question: equal by value, refused on purpose; a judge asked "is it equal?" would say yes
+NOT_JUDGED = frozenset(
+    {"hedged", "too_large", "no_answer", "gold_invalid", "truncated", "unit_mismatch", "restates_question"}
+)
 
 
 @dataclass(frozen=True)

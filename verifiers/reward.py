@@ -86,7 +86,8 @@ def dapo_reward(
     ceil(len(completion) / 4), so give token counts whenever the generator has them.
     A completion flagged `truncated` has no trustworthy final answer and scores as wrong.
     `judge` (a verifiers.judge.Judge, JudgeConfig or dict; off by default) is asked when the
-    rules say "not equivalent" about an extracted answer; `question` is shown to it.
+    rules say "not equivalent" about an extracted answer; `question` is shown to it. `question` also
+    refuses an answer that restates the question's own expression (verifiers.check).
     `cut_off` (graded as written, e.g. by `dapo eval`): the response stopped at the token limit, so
     only an answer line or a box is read from it (verifiers.extract).
     `overlong_penalty=False` leaves R_len out of `score` (it is still reported as `length_penalty`).
@@ -94,7 +95,8 @@ def dapo_reward(
     if truncated:
         v = Verdict(False, "truncated", None)
     else:
-        v = apply_judge(check(completion, gold, timeout=timeout, cut_off=cut_off), question, gold, judge)
+        v = check(completion, gold, timeout=timeout, cut_off=cut_off, question=question)
+        v = apply_judge(v, question, gold, judge)
     n = estimate_tokens(completion) if length is None else length
     pen = length_penalty(n, max_len, cache_len)
     return shaped_result(v.equivalent, v.pred, v.reason, pen, overlong_penalty, v)

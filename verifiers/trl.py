@@ -61,10 +61,9 @@ def _reward(
             out.append(None)  # TRL skips None: no gold, no opinion
             continue
         length = len(ids[i]) if ids is not None and "max_len" in reward_kwargs else None
-        extra = {}
-        if reward_kwargs.get("judge") is not None:  # the judge sees the question, never the response
-            questions = kwargs.get("question") or kwargs.get("problem")
-            extra["question"] = str(questions[i]) if questions is not None else completion_text(prompts[i])
+        # the question: the judge sees it (never the response), and an answer restating it is refused
+        questions = kwargs.get("question") or kwargs.get("problem")
+        extra = {"question": str(questions[i]) if questions is not None else completion_text(prompts[i])}
         out.append(
             dapo_reward(completion_text(comp), str(gold), length=length, **reward_kwargs, **extra).score
         )

@@ -27,8 +27,8 @@ def compute_score(
     warmup()  # a reward loop is long-lived: pay the worker start once, up front
     opts = {k: v for k, v in (extra_info or {}).items() if k in _REWARD_KWARGS}
     opts.update({k: v for k, v in kwargs.items() if k in _REWARD_KWARGS})
-    if opts.get("judge") is not None and opts.get("question") is None:
-        opts["question"] = (extra_info or {}).get("problem")
+    if opts.get("question") is None:  # the judge's prompt, and the restated-question check (verifiers.check)
+        opts["question"] = (extra_info or {}).get("problem") or (extra_info or {}).get("raw_problem")
     if hasattr(ground_truth, "tolist") and not isinstance(ground_truth, str):  # a numpy array (pandas reads
         ground_truth = ground_truth.tolist()  # a list column so); a numpy scalar becomes its Python value
     golds = list(ground_truth) if isinstance(ground_truth, (list, tuple)) else [ground_truth]
