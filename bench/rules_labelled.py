@@ -367,7 +367,7 @@ def scan_scibench(path: Path, *, with_unit: bool = True) -> dict:
     """
     from mathdata.schema import new_record
 
-    rows = load_jsonl_rows(path)
+    rows = load_jsonl(path)
     records = []
     for r in rows:
         rec = new_record(
@@ -408,18 +408,6 @@ def scan_scibench(path: Path, *, with_unit: bool = True) -> dict:
         "kept_by_transform": dict(by_transform),
         "kept": kept,
     }
-
-
-def load_jsonl_rows(path: Path) -> list[dict]:
-    """Rows of a JSON Lines file; a bad line names the file and line."""
-    rows = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: not JSON ({e.msg})") from e
-    return rows
 
 
 def main(argv=None) -> int:

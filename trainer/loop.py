@@ -281,16 +281,12 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
         cfg.data.train, tok, max_prompt_len=cfg.data.max_prompt_len, split=cfg.data.train_split
     )
     if main and ckpt is None and not cfg.model.path:  # the tests' and the demo's tiny model: say so
-        from rich.console import Console
-
-        Console(stderr=True).print(
-            "[yellow]warning:[/] model.path is not set: training a randomly initialised tiny model (model.tiny); "
+        _warn(
+            "model.path is not set: training a randomly initialised tiny model (model.tiny); "
             "set model.path to a policy (e.g. the output of `dapo sft`)"
         )
     if main and cfg.data.train_split is None and (warning := held_out_warning(cfg.data.train)):
-        from rich.console import Console
-
-        Console(stderr=True).print(f"[yellow]warning:[/] {warning}")
+        _warn(warning)
     eval_set = None
     if cfg.data.eval and t.eval_every and main:
         eval_set = load_prompts(cfg.data.eval, tok, max_prompt_len=cfg.data.max_prompt_len,
@@ -359,9 +355,7 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
                                  sampler_state=sampler.state_dict(), surplus_state=surplus.state_dict(),
                                  inflight=inflight or [])  # fmt: skip
     if main and ckpt is not None and start >= t.steps:
-        from rich.console import Console
-
-        Console(stderr=True).print(
+        _warn(
             f"run {out} is already at step {start} of train.steps {t.steps}: nothing to do; to go on, resume "
             f"with --set train.steps=N (N > {start})"
         )
@@ -417,6 +411,13 @@ def _staleness(rb, step: int, bound: int) -> dict:
     if bound > 0 and ages and (max(ages) > bound or min(ages) < 0):
         raise RuntimeError(f"step {step} got groups {min(ages)}..{max(ages)} versions old (bound {bound})")
     return {"staleness_mean": sum(ages) / max(len(ages), 1), "staleness_max": max(ages, default=0)}
+
+
+def _warn(text: str) -> None:
+    """A `warning:` line on stderr (rank 0 calls it)."""
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[yellow]warning:[/] {text}")
 
 
 def _evaluate(cfg: Config, model, tok, eval_set, step: int) -> dict:

@@ -458,15 +458,16 @@ def _sentence_value(rest: str) -> str | None:
     return _strip_wrapping(value) or None if len(value) <= _MAX_BARE else None
 
 
+def _may_name_answer(text: str) -> bool:
+    """Cheap gate before `_SENTENCE` runs: the words it needs (`answer`, 答案, 选) are in the text."""
+    return "answer" in text.lower() or "答案" in text or "选" in text
+
+
 def _answer_after_last_box(text: str) -> str | None:
     """A `the answer is X` sentence written after the last box: a correction in prose."""
     end = _boxes(text)[-1][1] if _boxes(text) else -1
     tail = text[end + 1 :]
-    if (
-        end < 0
-        or ("answer" not in tail.lower() and "答案" not in tail and "选" not in tail)
-        or len(tail) > _TAIL
-    ):
+    if end < 0 or not _may_name_answer(tail) or len(tail) > _TAIL:
         return None
     last = None
     for m in _SENTENCE.finditer(tail):
@@ -771,9 +772,8 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
             return Extraction((g,), "gsm8k", "", depth)
     if not gold and _ends_in_open_math(text):  # the whole text: a tail could start inside a span
         return Extraction((), "none", "", depth)
-    low = text.lower()
-    if "answer" in low or "答案" in text or "选" in text:
-        v = _minerva(text) if "answer is" in low else None
+    if _may_name_answer(text):
+        v = _minerva(text) if "answer is" in text.lower() else None
         if v:
             return Extraction((v,), "sentence", "", depth)
         last = None

@@ -228,7 +228,8 @@ _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("\\boxed
 
 def split_unit(answer: str) -> tuple[str, str | None]:
     """Split a trailing unit off (`5 \\text{ cm}` -> (`5`, `cm`)); the unit is canonicalised."""
-    s = _scaled(_SPACES.sub(" ", answer).strip().rstrip(".").strip())  # `5 thousand dollars`: 5000, dollars
+    plain = _SPACES.sub(" ", answer).strip().rstrip(".").strip()
+    s = _scaled(plain)  # `5 thousand dollars`: 5000, dollars
     for pat in (_TEXT_UNIT, _WORD_UNIT):
         m = pat.search(s)
         if m and m.start() > 0:
@@ -245,7 +246,7 @@ def split_unit(answer: str) -> tuple[str, str | None]:
         u = m.group("u") or m.group("u2")
         power = re.sub(r"\D", "", m.group("p") or "")
         return s[: m.start()].strip(), _UNIT_CANON.get(u, u) + (f"^{power}" if power else "")
-    return answer, None
+    return (answer if s == plain else s), None  # no unit: the answer as given, scaled if it had a scale word
 
 
 def _unwrap(s: str) -> str:
@@ -314,7 +315,7 @@ def _normalize_once(answer: str) -> str:
     s = _relations(s)
     s = _currency(s)
     s = _PERCENT_WORD.sub("%", s)
-    s = split_unit(_scaled(s))[0]
+    s = split_unit(s)[0]
     for _ in range(3):
         s = _TEXT_CMD.sub(lambda m: m.group(1), s)
     s = _FONT_SWITCH.sub("", s)
