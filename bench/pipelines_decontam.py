@@ -274,7 +274,20 @@ def measure(seed: int = 0, extra_clean: Path | None = None, *, semantic: bool = 
 NEGATIVE_KINDS = ("negative", "near_miss", "near-miss", "other_question", "new_numbers")
 
 
-def read_planted(path: Path) -> tuple[list[dict], list[dict]]:
+def read_negative_answers(path: Path) -> dict:
+    """`id` -> answer of the planted negatives, from a JSON Lines file of {id, answer} written by someone who
+    solved them (no answer: null, left without one)."""
+    out = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            row = json.loads(line)
+            if "id" not in row or "answer" not in row:
+                raise ValueError(f"{path}:{n}: a row needs `id` and `answer` (null for none)")
+            out[row["id"]] = row["answer"]
+    return out
+
+
+def read_planted(path: Path, negative_answers: dict | None = None) -> tuple[list[dict], list[dict]]:
     """(copies, negatives) of a planted file, each {item, kind, text, half[, short]}.
 
     Three layouts: v1/v2 rows {item, benchmark, kind, text}; the dev near-miss rows (kind
@@ -306,6 +319,12 @@ def read_planted(path: Path) -> tuple[list[dict], list[dict]]:
         if "short" in row:
             out["short"] = row["short"]
         is_negative = row.get("negative") is True or row.get("is_copy") is False
+        if (
+            (is_negative or kind.lower() in NEGATIVE_KINDS)
+            and negative_answers
+            and negative_answers.get(row.get("id"))
+        ):
+            out["answer"] = str(negative_answers[row["id"]])
         (negatives if is_negative or kind.lower() in NEGATIVE_KINDS else copies).append(out)
     return copies, negatives
 
@@ -347,6 +366,8 @@ def measure_paraphrased(
     judge=None,
     judge_from: float | None = None,
     answers: bool = True,
+    negative_answers: dict | None = None,
+    clean: bool = True,
 ) -> dict:
     """Recall per half and edit kind on the planted paraphrased copies, false hits on clean rows
     and on the file's near-miss negatives. A file without halves (v2, v3) is one half, `all`; v2
@@ -354,11 +375,13 @@ def measure_paraphrased(
     own benchmark (`right_item`: by its own item). `answers`: the rows carry their answers (copies
     that keep their item's, clean problems their own), so the semantic layer's answer rule can
     fire; `by_answer` counts the copies only it caught (the recall without it is recall minus
-    those: the rule only decides rows no other layer hit)."""
+    those: the rule only decides rows no other layer hit). `negative_answers` (id -> answer): the
+    negatives carry them, so the answer rule can flag a near miss that shares its item's answer.
+    `clean=False` leaves the clean problems out (a row's verdict depends on that row alone)."""
     from mathdata.decontam import decontaminate
     from mathdata.schema import new_record, to_table
 
-    copies, negatives = read_planted(planted_file)
+    copies, negatives = read_planted(planted_file, negative_answers)
     planted = [
         new_record(
             source=f"planted:{c['kind']}",
@@ -368,7 +391,7 @@ def measure_paraphrased(
         )
         for i, c in enumerate(copies + negatives)
     ]
-    clean = clean_rows(extra_clean, answers=answers)
+    clean = clean_rows(extra_clean, answers=answers) if clean else []
     t0, cpu0 = time.perf_counter(), time.process_time()
     table, report = decontaminate(to_table(planted + clean), fuzzy=fuzzy, semantic=semantic, judge=judge,
                                   judge_from=judge_from)  # fmt: skip
@@ -420,13 +443,20 @@ def measure_paraphrased(
     ]
     negative_by_kind: dict = {}
     negative_hits = []
-    for c, st in zip(negatives, negative_status, strict=True):
+    for c, r, st in zip(negatives, planted[len(copies) :], negative_status, strict=True):
         k = negative_by_kind.setdefault(c["kind"], [0, 0])
         k[1] += 1
         if st != "kept":
             k[0] += 1
             negative_hits.append(
-                {"kind": c["kind"], "item": c["item"], "status": st, "text": c["text"][:200]}
+                {
+                    "kind": c["kind"],
+                    "item": c["item"],
+                    "status": st,
+                    "method": method.get(r["id"]),
+                    "answer": c.get("answer"),
+                    "text": c["text"][:200],
+                }
             )
     judge_hits = {h["id"] for h in report["hits"] if h["method"] == "judge"}
     groups = {"copies": planted[: len(copies)], "negatives": planted[len(copies) :], "clean": clean}
@@ -548,6 +578,10 @@ def main(argv=None) -> int:
                     help="with --semantic: the cosine from which a nearest item is a borderline pair (default 0.7)")  # fmt: skip
     ap.add_argument("--no-answers", dest="answers", action="store_false",
                     help="with --paraphrased: rows without their answers (the answer rule cannot fire)")  # fmt: skip
+    ap.add_argument("--negative-answers", dest="negative_answers", type=Path,
+                    help="with --paraphrased: JSON Lines {id, answer} solving the planted negatives")  # fmt: skip
+    ap.add_argument("--no-clean", dest="clean", action="store_false",
+                    help="with --paraphrased: the planted rows only (no false-hit count on clean problems)")  # fmt: skip
     ap.add_argument("--judge-cache", dest="judge_cache", type=Path, help="the judge's reply cache (resumes)")
     ap.add_argument("--judge-max-tokens", dest="judge_max_tokens", type=int, default=16,
                     help="per reply (the judge answers one word; a longer reply is read for YES/NO)")  # fmt: skip
@@ -572,6 +606,10 @@ def main(argv=None) -> int:
                 judge=judge,
                 judge_from=args.judge_from,
                 answers=args.answers,
+                negative_answers=read_negative_answers(args.negative_answers)
+                if args.negative_answers
+                else None,
+                clean=args.clean,
             )
         }
         if client is not None:
