@@ -73,32 +73,37 @@ def grader_info(timeout: float) -> dict:
         "sympy": ver("sympy"),
         "timeout_s": timeout,
         "truncated_responses": "graded as written, reading only an answer line or a box (cut_off)",
+        "question": "given: an answer restating the problem's own expression is wrong (restates_question)",
         "maj_vote": "largest class of extracted answers merged with is_equivalent; ties go to the class seen first",
     }
 
 
 def grade(texts: Sequence[str], golds: Sequence[str], *, workers: int = 0, timeout: float = DEFAULT_GRADE_TIMEOUT,
           on_progress: Callable[[int], None] | None = None,
-          cut_off: Sequence[bool] | None = None) -> list[Graded]:  # fmt: skip
+          cut_off: Sequence[bool] | None = None,
+          questions: Sequence[str | None] | None = None) -> list[Graded]:  # fmt: skip
     """Each response against its gold with the project's verifier. `workers` > 1 grades in that
     many processes (verifiers.score_batch); otherwise in this process. `cut_off[i]`: response i
     stopped at the token limit (only an answer line or a box is read from it). `extracted` is the
-    answer the verdict was about, as verifiers.extract read it (None: no answer)."""
+    answer the verdict was about, as verifiers.extract read it (None: no answer). `questions[i]`:
+    response i's problem text; an answer restating the problem's own expression is wrong
+    (`restates_question`)."""
     from verifiers import dapo_reward, warmup
 
     if not texts:
         return []
     cuts = list(cut_off) if cut_off is not None else [False] * len(texts)
+    qs = list(questions) if questions is not None else [None] * len(texts)
     if workers > 1 and len(texts) > 64:
         from verifiers import score_batch
 
         res = score_batch(list(texts), list(golds), workers=workers, timeout=timeout, on_progress=on_progress,
-                          cut_off=cuts)  # fmt: skip
+                          cut_off=cuts, questions=qs)  # fmt: skip
     else:
         warmup()
         res = []
-        for t, g, cut in zip(texts, golds, cuts, strict=True):
-            res.append(dapo_reward(t, g, timeout=timeout, cut_off=cut))
+        for t, g, cut, q in zip(texts, golds, cuts, qs, strict=True):
+            res.append(dapo_reward(t, g, timeout=timeout, cut_off=cut, question=q))
             if on_progress:
                 on_progress(1)
     return [Graded(bool(r.acc), r.reason, r.extracted) for r in res]
@@ -187,6 +192,7 @@ def run_eval(benchmarks: Sequence[Benchmark], sampler: Sampler, cfg: EvalConfig)
             timeout=cfg.grade_timeout,
             on_progress=lambda n: bar.update(task, advance=n),
             cut_off=[rows[j][3].finish_reason == "length" for j in todo],
+            questions=[rows[j][1].problem for j in todo],
         )
     cache.add(list(zip([gkeys[j] for j in todo], fresh_grades, strict=True)))
     graded = [cache.grades[gk] for gk in gkeys]

@@ -136,7 +136,7 @@ class GradeCache:
 
     def __init__(self, out: Path, grader: dict, *, fresh: bool = False):
         self.path = Path(out) / "grades.jsonl"
-        self.header = {k: grader[k] for k in ("source_sha256", "version", "timeout_s")}
+        self.header = {k: grader.get(k) for k in ("source_sha256", "version", "timeout_s", "question")}
         self.grades: dict[tuple, Graded] = {}
         if fresh:
             self.path.unlink(missing_ok=True)

@@ -60,6 +60,7 @@ class Algorithm:
     state: type | None = None  # advantage state kept across steps and checkpoints (DCPO)
     select: Callable | None = None  # per-token selection from pi_old (needs the pi_old pass)
     settings: tuple[Setting, ...] = ()  # algo.* keys only this row (and rows declaring the same) reads
+    clip: bool = True  # the loss reads algo.eps_low / eps_high (False: no ratio clip, the keys are refused)
     verl: str = ""  # the matching verl settings (docs)
     trl: str = ""  # the matching TRL settings (docs)
 
@@ -296,7 +297,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "kl_cov", "KL-Cov: the top covariance tokens get a |log-ratio| penalty, no clip (entropy control)",
             _group, _kl_cov, "token_mean", _grouped(None),
-            select=_select_top,
+            select=_select_top, clip=False,
             settings=(_cov_ratio(2e-3),
                       Setting("cov_kl_coef", 1.0, float, "weight of the |log pi - log pi_old| penalty on the selected tokens")),
             verl="actor.policy_loss.loss_mode=kl_cov, kl_cov_ratio=2e-3, ppo_kl_coef=1", trl="none",
@@ -304,7 +305,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         # ---- the 2026 family (docs/algorithms.md: one section each, after kl_cov)
         Algorithm(
             "sapo", "SAPO: a soft sigmoid gate on each token ratio instead of a clip (tau 1.0 for A>0, 1.05 for A<0)",
-            _group, _sapo, "seq_mean_token_mean", _grouped(None),
+            _group, _sapo, "seq_mean_token_mean", _grouped(None), clip=False,
             settings=(Setting("sapo_tau_pos", 1.0, float, "temperature of the soft gate (4/tau) sigmoid(tau (r - 1)) for A > 0"),
                       Setting("sapo_tau_neg", 1.05, float, "temperature of the soft gate for A <= 0")),
             verl="actor.policy_loss.loss_mode=sapo, tau_pos=1.0, tau_neg=1.05 (seq-mean-token-mean)",
@@ -343,6 +344,17 @@ NAMES = tuple(ALGORITHMS)  # the built-in table's presets (a row added later is 
 def owners(key: str) -> list[str]:
     """The presets whose row declares the setting `algo.<key>` (empty: no row reads it)."""
     return [name for name, row in ALGORITHMS.items() if key in row.keys]
+
+
+def unread_keys(name: str) -> dict[str, str]:
+    """Shared algo.* keys preset `name`'s loss never reads, each with why (the config refuses a
+    changed value; the dry run marks them)."""
+    out = {}
+    if not ALGORITHMS[name].clip:
+        out["eps_low"] = out["eps_high"] = f"{name} has no ratio clip"
+    if name not in dual_clip_presets():
+        out["clip_ratio_c"] = f"dual-clip applies to the clipped token loss, not {name}'s"
+    return out
 
 
 def dual_clip_presets() -> list[str]:

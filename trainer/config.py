@@ -30,7 +30,7 @@ from mathdata.configs import (  # ConfigError: part of this module's API
     did_you_mean,
     read_yaml_mapping,
 )
-from trainer.algorithms import ALGORITHMS, NAMES, Algorithm, Setting, dual_clip_presets, owners
+from trainer.algorithms import ALGORITHMS, NAMES, Algorithm, Setting, dual_clip_presets, owners, unread_keys
 from trainer.algorithms import preset as algorithm_preset
 from trainer.objective import AGG_MODES
 
@@ -366,6 +366,11 @@ class Config(_Strict):
         if a.token_norm == "group" and a.loss_agg != "token_mean":
             raise ValueError(
                 "algo.token_norm 'group' only applies to loss_agg 'token_mean'; drop token_norm or set loss_agg: token_mean"
+            )
+        if not ALGORITHMS[a.name].clip and (a.eps_low, a.eps_high) != (0.2, 0.28):
+            raise ValueError(
+                f"algo.eps_low / eps_high ({a.eps_low}, {a.eps_high}): {a.name} has no ratio clip and never reads "
+                "them; drop them (its own settings: dapo train --list-presets)"
             )
         if a.eps_low < 0 or a.eps_high < 0 or a.eps_low > 1:
             raise ValueError(
@@ -862,15 +867,19 @@ def config_dict(cfg: Config) -> dict[str, Any]:
 
 
 def config_yaml(cfg: Config, sources: dict[str, str] | None = None) -> str:
-    """`config_dict` as YAML; with `sources`, each algo key's line ends in `# <where it came from>`."""
+    """`config_dict` as YAML; with `sources`, each algo key's line ends in `# <where it came from>`, or in
+    `# not read: <why>` for a shared key the preset's loss never reads (eps_* of sapo, clip_ratio_c of gspo)."""
     lines = yaml.safe_dump(config_dict(cfg), sort_keys=False).splitlines()
+    unread = unread_keys(cfg.algo.name)
     if sources:
         section = None
         for i, line in enumerate(lines):
             if line and not line.startswith(" "):
                 section = line.split(":")[0]
             m = re.match(r"  (\w+):", line)
-            if section == "algo" and m and m.group(1) in sources:
+            if section == "algo" and m and m.group(1) in unread:
+                lines[i] = f"{line}  # not read: {unread[m.group(1)]}"
+            elif section == "algo" and m and m.group(1) in sources:
                 lines[i] = f"{line}  # {sources[m.group(1)]}"
     return "\n".join(lines) + "\n"
 

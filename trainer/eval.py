@@ -64,7 +64,7 @@ def evaluate(
         )
         groups = []
         for p, samples in zip(chunk, outs, strict=True):
-            sc = _grade(samples, p.gold, grade_timeout)
+            sc = _grade(samples, p.gold, grade_timeout, p.text)
             a = [bool(s.acc) for s in sc]
             results.append(
                 ProblemResult(
@@ -92,10 +92,10 @@ def evaluate(
     }
 
 
-def _grade(samples, gold: str, timeout: float) -> list[RewardResult]:
+def _grade(samples, gold: str, timeout: float, question: str | None = None) -> list[RewardResult]:
     """Each sample against the gold as `dapo eval` grades it: a response stopped at the token limit is
     `cut_off` (only an answer line or a box counts), not wrong outright as in the training reward;
-    no overlong shaping: an eval measures accuracy."""
+    no overlong shaping: an eval measures accuracy. An answer restating the question is wrong, as in training."""
     import sys
 
     from verifiers import dapo_reward
@@ -104,6 +104,6 @@ def _grade(samples, gold: str, timeout: float) -> list[RewardResult]:
     sys.stderr.flush()
     return [
         dapo_reward(s.text, gold, length=len(s.response_ids), cut_off=s.truncated, timeout=timeout,
-                    overlong_penalty=False)
+                    overlong_penalty=False, question=question)
         for s in samples
     ]  # fmt: skip

@@ -75,8 +75,8 @@ def _train(cfg: Config, env, *, resume: bool, progress: bool, max_steps: int | N
     )
     main, device, critic, ref_model = D.is_main(), run.device, run.critic, run.ref_model
 
-    def score(samples, gold):
-        return score_samples(samples, gold, max_len=r.max_new_tokens, cache_len=a.overlong_buffer,
+    def score(samples, gold, question=None):
+        return score_samples(samples, gold, question, max_len=r.max_new_tokens, cache_len=a.overlong_buffer,
                              overlong_penalty=a.overlong_penalty)  # fmt: skip
 
     end = t.steps if max_steps is None else min(t.steps, run.start + max_steps)

@@ -16,9 +16,19 @@ __all__ = ["RewardResult", "reward_from_dict", "score_samples"]
 
 
 def score_samples(
-    samples: list[Sample], gold: str, *, max_len: int, cache_len: int, overlong_penalty: bool = True
+    samples: list[Sample],
+    gold: str,
+    question: str | None = None,
+    *,
+    max_len: int,
+    cache_len: int,
+    overlong_penalty: bool = True,
 ) -> list[RewardResult]:
-    """Score one group against its gold answer (`overlong_penalty`: algo.overlong_penalty)."""
+    """Score one group against its gold answer (`overlong_penalty`: algo.overlong_penalty).
+
+    `question` (the prompt's user message): an answer that restates the question's own expression
+    (`23+45` for "What is 23+45?") scores as wrong (`restates_question`), as in verl's and TRL's
+    adapters; equal by arithmetic, it would teach the policy to copy the question."""
     import sys
 
     from verifiers import dapo_reward
@@ -36,6 +46,7 @@ def score_samples(
             length=len(s.response_ids),
             truncated=s.truncated,
             overlong_penalty=overlong_penalty,
+            question=question,
         )
         for s in samples
     ]

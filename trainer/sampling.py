@@ -160,7 +160,7 @@ def collect(
         )
         batch.gen_batches += 1
         for p, samples in zip(chosen, outs, strict=True):
-            g = Group(p, samples, score(samples, p.gold))
+            g = Group(p, samples, score(samples, p.gold, p.text))
             batch.generated.append(g)
             if not dynamic or g.kept_by(filter_metric):
                 batch.groups.append(g)
@@ -246,14 +246,14 @@ class ShardedGeneration:
                     top_p=top_p,
                 )  # fmt: skip
             sample = dict(zip(todo, outs, strict=True))
-            local = [(sample[i], self._score(sample[i], chosen[i].gold)) for i in mine]
+            local = [(sample[i], self._score(sample[i], chosen[i].gold, chosen[i].text)) for i in mine]
         else:
             _ = int(torch.randint(0, 2**62, (1,)))  # the draw rank_rng makes on the other ranks
         full = D.gather_shards(local)
         self.pending = deque(full)
         return [s for s, _ in full]
 
-    def score(self, samples: list, gold: str) -> list:
+    def score(self, samples: list, gold: str, question: str | None = None) -> list:
         if not self.pending or self.pending[0][0] is not samples:
             raise RuntimeError("collect() scored groups out of generation order; update ShardedGeneration")
         return self.pending.popleft()[1]

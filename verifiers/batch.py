@@ -23,8 +23,10 @@ from verifiers.reward import RewardResult, dapo_reward, shaped_result
 MAX_ROUNDS = 6
 
 
-def _score_chunk(items: list[tuple[int, str, str, bool]], kwargs: dict) -> list[tuple[int, RewardResult]]:
-    return [(i, dapo_reward(c, g, cut_off=cut, **kwargs)) for i, c, g, cut in items]
+def _score_chunk(
+    items: list[tuple[int, str, str, bool, str | None]], kwargs: dict
+) -> list[tuple[int, RewardResult]]:
+    return [(i, dapo_reward(c, g, cut_off=cut, question=q, **kwargs)) for i, c, g, cut, q in items]
 
 
 def _init_process() -> None:
@@ -60,14 +62,17 @@ def score_batch(
     Results keep the input order. `on_progress(n)` is called with the number of items
     finished by each completed chunk (for progress bars). With `judge` (a verifiers.judge
     configuration; off by default) the rules' mismatches are then sent to the judge from this
-    process, `judge.concurrency` at a time under one run budget, shown `questions[i]`.
+    process, `judge.concurrency` at a time under one run budget, shown `questions[i]`. With
+    `questions`, an answer restating its question's own expression is `restates_question` (as in
+    `dapo_reward`).
     """
     if questions is not None and len(questions) != len(completions):
         raise ValueError(f"score_batch: {len(completions)} completions but {len(questions)} questions")
     if cut_off is not None and len(cut_off) != len(completions):
         raise ValueError(f"score_batch: {len(completions)} completions but {len(cut_off)} cut_off flags")
     cuts = [bool(c) for c in cut_off] if cut_off is not None else [False] * len(completions)
-    results = _score(completions, golds, cuts, workers, timeout, chunk_size, on_progress, reward_kwargs)
+    qs = list(questions) if questions is not None else [None] * len(completions)
+    results = _score(completions, golds, cuts, qs, workers, timeout, chunk_size, on_progress, reward_kwargs)
     if judge is not None:
         _judge_results(results, golds, questions, judge, reward_kwargs.get("overlong_penalty", True))
     return results
@@ -91,7 +96,7 @@ def _judge_results(
 
 
 def _score(
-    completions, golds, cuts, workers, timeout, chunk_size, on_progress, reward_kwargs
+    completions, golds, cuts, questions, workers, timeout, chunk_size, on_progress, reward_kwargs
 ) -> list[RewardResult]:
     if len(completions) != len(golds):
         raise ValueError(f"score_batch: {len(completions)} completions but {len(golds)} golds")
@@ -102,7 +107,7 @@ def _score(
     kwargs = dict(reward_kwargs, timeout=timeout)
     size = chunk_size or max(1, min(256, n // (workers * 4) or 1))
     todo = [
-        [(i, completions[i], golds[i], cuts[i]) for i in range(s, min(n, s + size))]
+        [(i, completions[i], golds[i], cuts[i], questions[i]) for i in range(s, min(n, s + size))]
         for s in range(0, n, size)
     ]
     results: list[RewardResult | None] = [None] * n

@@ -215,6 +215,17 @@ def test_grading_in_worker_processes_matches_in_process():
     assert inline[-1].extracted is None and inline[-1].reason == "no_answer"
 
 
+def test_grading_with_questions_refuses_a_restated_question_in_process_and_in_workers():
+    from evals.runner import grade
+
+    texts = ["Answer: 23+45", "Answer: 68"] * 40
+    questions = ["What is $23+45$?"] * 80
+    for workers in (0, 2):  # 80 items > 64: the pool path passes the questions too
+        g = grade(texts, ["68"] * 80, workers=workers, timeout=2.0, questions=questions)
+        assert [x.reason for x in g[:2]] == ["restates_question", "integer_match"]
+        assert sum(x.correct for x in g) == 40
+
+
 def test_grade_cache_is_per_grader_and_per_response(tmp_path):
     from evals.store import GradeCache, Graded
 

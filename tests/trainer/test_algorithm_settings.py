@@ -11,6 +11,7 @@ import math
 import re
 
 import pytest
+import torch
 import yaml
 
 from trainer import objective as obj
@@ -149,3 +150,33 @@ def test_an_old_run_dir_with_every_algorithm_knob_resumes(tmp_path):
     assert config_changes(cfg, resumed) == {}
     assert (resumed.algo.cov_ratio, resumed.algo.cov_low, resumed.algo.cov_high) == (2e-4, 1.0, 5.0)
     assert not hasattr(resumed.algo, "cov_kl_coef")  # kl_cov's, never read by clip_cov
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_a_row_says_no_clip_exactly_when_its_loss_ignores_the_clip_range(name):
+    """`clip=False` refuses eps_low / eps_high (a user's value would be ignored silently), so it must say
+    what the loss does: the same inputs under a very different clip range give the same loss."""
+    from types import SimpleNamespace
+
+    row = ALGORITHMS[name]
+    g = torch.Generator().manual_seed(0)
+    old = -torch.rand(6, 5, generator=g) * 3
+    logp = old + torch.randn(6, 5, generator=g)  # ratios e^(+-1): far outside any clip range
+    mask = torch.ones(6, 5)
+    adv = torch.randn(6, generator=g) if row.seq_level else torch.randn(6, 5, generator=g)
+    mb = SimpleNamespace(selected=torch.rand(6, 5, generator=g) < 0.3)
+    a = build_config(preset=name).algo
+    wide = a.model_copy(update={"eps_low": 0.9, "eps_high": 5.0})
+    narrow = a.model_copy(update={"eps_low": 0.01, "eps_high": 0.01})
+    same = torch.equal(
+        row.loss(logp, old, adv, mask, mb, wide)[0], row.loss(logp, old, adv, mask, mb, narrow)[0]
+    )
+    assert same is (not row.clip), (name, row.clip)
+
+
+@pytest.mark.parametrize("name", [n for n, r in ALGORITHMS.items() if not r.clip])
+def test_a_clip_range_given_to_a_row_without_a_clip_is_refused_and_the_dry_run_says_so(name):
+    with pytest.raises(ValueError, match=f"{name} has no ratio clip and never reads them"):
+        build_config({"algo": {"eps_high": 0.5}}, preset=name)
+    text = config_yaml(build_config(preset=name), {"name": f"preset {name}"})
+    assert f"eps_high: 0.28  # not read: {name} has no ratio clip" in text

@@ -195,7 +195,7 @@ class FakeEngine:
         ]
 
 
-def fake_score(samples, gold):
+def fake_score(samples, gold, question=None):
     return [
         RewardResult(1.0 if s.text == gold else -1.0, float(s.text == gold), s.text, "", 0.0) for s in samples
     ]

@@ -28,8 +28,8 @@ class ScriptedEngine:
         pass
 
 
-def _score(samples, gold):
-    return score_samples(samples, gold, max_len=64, cache_len=8)
+def _score(samples, gold, question=None):
+    return score_samples(samples, gold, question, max_len=64, cache_len=8)
 
 
 def _setup(kinds):
@@ -218,3 +218,15 @@ def test_groups_of_identical_responses_are_named_as_such():
     with pytest.raises(DynamicSamplingError, match=r"In 2 of 2 groups all 4 responses are the same text"):
         collect(engine, prompts, PromptSampler(4, 0), _score, target=2, gen_prompts=2, dynamic=True,
                 max_gen_batches=1, n=4, max_new_tokens=8, temperature=0.0, top_p=1.0)  # fmt: skip
+
+
+def test_collect_scores_each_group_with_its_question_so_a_restated_question_is_wrong():
+    """A policy that answers "What is $23+45$?" with `23+45` copies the question: equal by arithmetic, but
+    rewarded it learns to copy; the group's prompt text reaches the reward, which calls it wrong."""
+    prompts = [Prompt("0", [0], "68", "What is $23+45$?")]
+    engine = ScriptedEngine({0: ["Answer: 23+45", "Answer: 68", "Answer: 23+45", "Answer: 67"]})
+    rb = collect(engine, prompts, PromptSampler(1, 0), _score, target=1, gen_prompts=1, dynamic=False,
+                 max_gen_batches=1, n=4, max_new_tokens=8, temperature=1.0, top_p=1.0)  # fmt: skip
+    (g,) = rb.groups
+    assert [s.acc for s in g.scores] == [0.0, 1.0, 0.0, 0.0]
+    assert [s.reason for s in g.scores][0] == "restates_question"

@@ -40,3 +40,11 @@ def test_a_buffer_saved_before_the_trainer_used_reward_result_still_loads():
     state[0]["scores"] = [old]  # as an earlier checkpoint wrote it
     buf.load_state_dict(state)
     assert buf.take()[0].scores == [RewardResult(0.5, 1.0, "34", "", -0.5)]
+
+
+def test_with_the_question_an_answer_restating_it_scores_as_wrong():
+    samples = [Sample([1], [7] * 5, [0.0] * 5, False, t) for t in ("\\boxed{23+45}", "\\boxed{68}")]
+    asked = score_samples(samples, "68", "What is $23 + 45$?", max_len=64, cache_len=8)
+    assert [(r.acc, r.reason) for r in asked] == [(0.0, "restates_question"), (1.0, "integer_match")]
+    # without the question the arithmetic is all the verifier sees
+    assert [r.acc for r in score_samples(samples, "68", max_len=64, cache_len=8)] == [1.0, 1.0]

@@ -55,3 +55,11 @@ def test_a_restated_question_never_goes_to_the_judge():
 
     v = verifiers.check("\\boxed{3+4}", "7", question="What is $3 + 4$?")
     assert v.reason == "restates_question" and not judgeable(v.reason, v.extracted)
+
+
+def test_score_batch_passes_each_question_to_its_response():
+    q = ["Compute $\\dbinom{10}{3}$.", "Compute $\\dbinom{10}{3}$.", None]
+    res = verifiers.score_batch(["\\boxed{\\binom{10}{3}}", "\\boxed{120}", "\\boxed{\\binom{10}{3}}"],
+                                ["120"] * 3, workers=1, timeout=5, questions=q)  # fmt: skip
+    assert [(r.acc, r.reason) for r in res][:2] == [(0.0, "restates_question"), (1.0, "integer_match")]
+    assert res[2].acc == 1.0  # no question, nothing to restate
