@@ -60,7 +60,9 @@ class Algorithm:
     state: type | None = None  # advantage state kept across steps and checkpoints (DCPO)
     select: Callable | None = None  # per-token selection from pi_old (needs the pi_old pass)
     settings: tuple[Setting, ...] = ()  # algo.* keys only this row (and rows declaring the same) reads
-    clip: bool = True  # the loss reads algo.eps_low / eps_high (False: no ratio clip, the keys are refused)
+    # shared algo.* keys this row's functions never read (a changed value is refused, not ignored;
+    # tests/trainer/test_algorithm_settings.py checks each against the functions)
+    unread: tuple[str, ...] = ()
     verl: str = ""  # the matching verl settings (docs)
     trl: str = ""  # the matching TRL settings (docs)
 
@@ -178,6 +180,11 @@ def _grouped(clip: tuple[float, float] | None = (0.2, 0.2), **more: Any) -> dict
     return _plain(clip, std_normalize=True, **more)
 
 
+# shared keys some rows never read (Algorithm.unread)
+_NO_CLIP = ("eps_low", "eps_high")  # a loss without a ratio clip
+_OWN_SCALE = ("std_normalize",)  # an advantage that is not the group reward over its std
+
+
 # ---------------------------------------------------------------- settings only some rows read
 def _critic_settings(*, value_pretrain_steps: int, ntp_coef: float) -> tuple[Setting, ...]:
     """What the critic presets (ppo, vapo) share, at a preset's values (trainer/critic.py)."""
@@ -240,12 +247,12 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "dcpo", "DCPO: per-token clip bounds from the old probability, smoothed per-prompt advantages",
             _dcpo, _dcpo_loss, "seq_sum_token_mean", _plain((0.16, 0.2)),
-            state=adv_.DCPOStats, verl="none", trl="none",
+            state=adv_.DCPOStats, unread=_OWN_SCALE, verl="none", trl="none",
         ),
         Algorithm(
             "ppo", "PPO: a critic and GAE (lambda 0.95), symmetric clip 0.2, token-level loss",
             critic_.ppo_gae, _clipped, "token_mean", _plain(),
-            critic=True,
+            critic=True, unread=_OWN_SCALE,
             settings=(*_critic_settings(value_pretrain_steps=0, ntp_coef=0.0),
                       Setting("lam", 0.95, float, "GAE lambda")),
             verl="algorithm.adv_estimator=gae, critic.cliprange_value=0.5", trl="PPOTrainer",
@@ -256,19 +263,19 @@ ALGORITHMS: dict[str, Algorithm] = {
             critic_.vapo_gae, _clipped, "token_mean",
             {"eps_low": 0.2, "eps_high": 0.28, "dynamic_sampling": False, "overlong_filter": False,
              "overlong_penalty": True, "kl_coef": 0.0},
-            critic=True,
+            critic=True, unread=_OWN_SCALE,
             settings=(*_critic_settings(value_pretrain_steps=5, ntp_coef=0.1),
                       Setting("alpha", 0.05, float, "length-adaptive lambda_policy = 1 - 1/(alpha l)")),
             verl="none", trl="none",
         ),
         Algorithm(
             "rloo", "RLOO: leave-one-out baseline A_i = R_i - mean of the other G-1 rewards, clip 0.2",
-            _rloo, _clipped, "token_mean", _plain(),
+            _rloo, _clipped, "token_mean", _plain(), unread=_OWN_SCALE,
             verl="algorithm.adv_estimator=rloo", trl="differs: RLOOTrainer's loss is per sequence",
         ),
         Algorithm(
             "reinforce_pp", "REINFORCE++: no group baseline; rewards whitened over the batch's tokens, clip 0.2",
-            _reinforce_pp, _clipped, "token_mean", _plain(),
+            _reinforce_pp, _clipped, "token_mean", _plain(), unread=_OWN_SCALE,
             verl="algorithm.adv_estimator=reinforce_plus_plus", trl="none (OpenRLHF: --advantage_estimator reinforce)",
         ),
         Algorithm(
@@ -297,7 +304,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm(
             "kl_cov", "KL-Cov: the top covariance tokens get a |log-ratio| penalty, no clip (entropy control)",
             _group, _kl_cov, "token_mean", _grouped(None),
-            select=_select_top, clip=False,
+            select=_select_top, unread=_NO_CLIP,
             settings=(_cov_ratio(2e-3),
                       Setting("cov_kl_coef", 1.0, float, "weight of the |log pi - log pi_old| penalty on the selected tokens")),
             verl="actor.policy_loss.loss_mode=kl_cov, kl_cov_ratio=2e-3, ppo_kl_coef=1", trl="none",
@@ -305,7 +312,7 @@ ALGORITHMS: dict[str, Algorithm] = {
         # ---- the 2026 family (docs/algorithms.md: one section each, after kl_cov)
         Algorithm(
             "sapo", "SAPO: a soft sigmoid gate on each token ratio instead of a clip (tau 1.0 for A>0, 1.05 for A<0)",
-            _group, _sapo, "seq_mean_token_mean", _grouped(None), clip=False,
+            _group, _sapo, "seq_mean_token_mean", _grouped(None), unread=_NO_CLIP,
             settings=(Setting("sapo_tau_pos", 1.0, float, "temperature of the soft gate (4/tau) sigmoid(tau (r - 1)) for A > 0"),
                       Setting("sapo_tau_neg", 1.05, float, "temperature of the soft gate for A <= 0")),
             verl="actor.policy_loss.loss_mode=sapo, tau_pos=1.0, tau_neg=1.05 (seq-mean-token-mean)",
@@ -327,12 +334,12 @@ ALGORITHMS: dict[str, Algorithm] = {
         ),
         Algorithm(
             "maxrl", "MaxRL: A = (r - mean r) / mean r on 0/1 success (the gradient of log pass-rate), clip 0.2",
-            _maxrl, _clipped, "token_mean", _plain(),
+            _maxrl, _clipped, "token_mean", _plain(), unread=_OWN_SCALE,
             verl="none", trl="MaxRLTrainer (divides by |mean| + 1e-6)",
         ),
         Algorithm(
             "reinforce_pp_baseline", "REINFORCE++-baseline: group mean subtracted, then whitened over the batch, clip 0.2",
-            _reinforce_pp_baseline, _clipped, "token_mean", _plain(),
+            _reinforce_pp_baseline, _clipped, "token_mean", _plain(), unread=_OWN_SCALE,
             verl="algorithm.adv_estimator=reinforce_plus_plus_baseline", trl="none",
         ),
     ]
@@ -349,11 +356,13 @@ def owners(key: str) -> list[str]:
 def unread_keys(name: str) -> dict[str, str]:
     """Shared algo.* keys preset `name`'s loss never reads, each with why (the config refuses a
     changed value; the dry run marks them)."""
-    out = {}
-    if not ALGORITHMS[name].clip:
-        out["eps_low"] = out["eps_high"] = f"{name} has no ratio clip"
+    why = {"eps_low": f"{name} has no ratio clip", "eps_high": f"{name} has no ratio clip",
+           "std_normalize": f"{name}'s advantage is not divided by the group std"}  # fmt: skip
+    out = {k: why[k] for k in ALGORITHMS[name].unread}
     if name not in dual_clip_presets():
-        out["clip_ratio_c"] = f"dual-clip applies to the clipped token loss, not {name}'s"
+        out["clip_ratio_c"] = (
+            f"dual-clip applies to the clipped token loss ({', '.join(dual_clip_presets())}), not {name}'s"
+        )
     return out
 
 
@@ -377,6 +386,14 @@ def advantages(a, groups: list, mask: torch.Tensor, state=None) -> torch.Tensor:
 
 
 def list_presets() -> str:
-    """One line per preset: its name and summary (`dapo train --list-presets`)."""
+    """Per preset: its name and summary, then its own settings and the shared keys it never reads
+    (`dapo train --list-presets`)."""
     w = max(map(len, ALGORITHMS))
-    return "\n".join(f"{name:<{w}}  {row.summary}" for name, row in ALGORITHMS.items())
+    lines = []
+    for name, row in ALGORITHMS.items():
+        lines.append(f"{name:<{w}}  {row.summary}")
+        extra = [f"own settings: {', '.join(row.keys)}"] if row.keys else []
+        extra += [f"never reads: {', '.join(unread_keys(name))}"] if unread_keys(name) else []
+        if extra:
+            lines.append(f"{'':<{w}}    {'; '.join(extra)}")
+    return "\n".join(lines)

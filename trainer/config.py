@@ -30,7 +30,7 @@ from mathdata.configs import (  # ConfigError: part of this module's API
     did_you_mean,
     read_yaml_mapping,
 )
-from trainer.algorithms import ALGORITHMS, NAMES, Algorithm, Setting, dual_clip_presets, owners, unread_keys
+from trainer.algorithms import ALGORITHMS, NAMES, Algorithm, Setting, owners, unread_keys
 from trainer.algorithms import preset as algorithm_preset
 from trainer.objective import AGG_MODES
 
@@ -367,10 +367,14 @@ class Config(_Strict):
             raise ValueError(
                 "algo.token_norm 'group' only applies to loss_agg 'token_mean'; drop token_norm or set loss_agg: token_mean"
             )
-        if not ALGORITHMS[a.name].clip and (a.eps_low, a.eps_high) != (0.2, 0.28):
+        changed = {k: why for k, why in unread_keys(a.name).items()
+                   if getattr(a, k) != AlgoConfig.model_fields[k].default}  # fmt: skip
+        if changed:
             raise ValueError(
-                f"algo.eps_low / eps_high ({a.eps_low}, {a.eps_high}): {a.name} has no ratio clip and never reads "
-                "them; drop them (its own settings: dapo train --list-presets)"
+                "; ".join(
+                    f"algo.{k} = {getattr(a, k)}: {why}, it is never read" for k, why in changed.items()
+                )
+                + f"; drop {'them' if len(changed) > 1 else 'it'} (what each preset reads: dapo train --list-presets)"
             )
         if a.eps_low < 0 or a.eps_high < 0 or a.eps_low > 1:
             raise ValueError(
@@ -380,11 +384,6 @@ class Config(_Strict):
             raise ValueError(
                 f"algo.clip_ratio_c caps a negative-advantage token's loss at c |A| and must be > 1, got "
                 f"{a.clip_ratio_c}; write e.g. 3.0 (verl's default) or 10.0 (DAPO's recipe), or null for no cap"
-            )
-        if a.clip_ratio_c is not None and a.name not in dual_clip_presets():
-            raise ValueError(
-                f"algo.clip_ratio_c (dual-clip) applies to the clipped token loss of {', '.join(dual_clip_presets())}; "
-                f"{a.name} has its own loss: drop clip_ratio_c or write clip_ratio_c: null"
             )
         if a.dynamic_sampling and a.max_gen_batches < 1:
             raise ValueError("algo.max_gen_batches must be >= 1 when dynamic_sampling is on")

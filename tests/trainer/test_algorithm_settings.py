@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import pytest
 import torch
@@ -152,31 +153,51 @@ def test_an_old_run_dir_with_every_algorithm_knob_resumes(tmp_path):
     assert not hasattr(resumed.algo, "cov_kl_coef")  # kl_cov's, never read by clip_cov
 
 
-@pytest.mark.parametrize("name", list(ALGORITHMS))
-def test_a_row_says_no_clip_exactly_when_its_loss_ignores_the_clip_range(name):
-    """`clip=False` refuses eps_low / eps_high (a user's value would be ignored silently), so it must say
-    what the loss does: the same inputs under a very different clip range give the same loss."""
+def _reads(name: str, key: str, values: tuple) -> bool:
+    """Whether row `name`'s functions give a different result for two values of shared key `key`: the
+    loss for the clip range (ratios e^(+-1), far outside any range), the advantage for std_normalize."""
     from types import SimpleNamespace
 
+    row, a, outs = ALGORITHMS[name], build_config(preset=name).algo, []
+    for v in values:
+        b = a.model_copy(update=dict(zip(key.split("+"), v, strict=True)))
+        g = torch.Generator().manual_seed(0)
+        if key == "std_normalize":
+            rewards, mask = (
+                torch.rand(3, 4, generator=g),
+                torch.ones(12, 5),
+            )  # in [0, 1]: maxrl's success rates
+            if row.critic:  # (a, scores [N], values [N, R], mask, pretrain) -> (adv, returns)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # vapo's note on 5-token responses
+                    out = row.advantage(b, rewards.flatten(), torch.randn(12, 5, generator=g), mask, False)[0]
+            else:
+                out = row.advantage(b, rewards, ["k0", "k1", "k2"], mask, row.state() if row.state else None)
+        else:
+            old = -torch.rand(6, 5, generator=g) * 3
+            logp = old + torch.randn(6, 5, generator=g)
+            adv = torch.randn(6, generator=g) if row.seq_level else torch.randn(6, 5, generator=g)
+            mb = SimpleNamespace(selected=torch.rand(6, 5, generator=g) < 0.3)
+            out = row.loss(logp, old, adv, torch.ones(6, 5), mb, b)[0]
+        outs.append(out)
+    return not torch.equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_a_row_lists_a_shared_key_as_unread_exactly_when_its_functions_ignore_it(name):
+    """`unread` refuses a changed value (a user's eps_high for sapo would be ignored silently), so it must
+    say what the functions do: a very different value changes their result exactly when it is read."""
     row = ALGORITHMS[name]
-    g = torch.Generator().manual_seed(0)
-    old = -torch.rand(6, 5, generator=g) * 3
-    logp = old + torch.randn(6, 5, generator=g)  # ratios e^(+-1): far outside any clip range
-    mask = torch.ones(6, 5)
-    adv = torch.randn(6, generator=g) if row.seq_level else torch.randn(6, 5, generator=g)
-    mb = SimpleNamespace(selected=torch.rand(6, 5, generator=g) < 0.3)
-    a = build_config(preset=name).algo
-    wide = a.model_copy(update={"eps_low": 0.9, "eps_high": 5.0})
-    narrow = a.model_copy(update={"eps_low": 0.01, "eps_high": 0.01})
-    same = torch.equal(
-        row.loss(logp, old, adv, mask, mb, wide)[0], row.loss(logp, old, adv, mask, mb, narrow)[0]
-    )
-    assert same is (not row.clip), (name, row.clip)
+    clip = _reads(name, "eps_low+eps_high", ((0.9, 5.0), (0.01, 0.01)))
+    assert clip is not ({"eps_low", "eps_high"} <= set(row.unread)), (name, row.unread)
+    std = _reads(name, "std_normalize", ((True,), (False,)))
+    assert std is ("std_normalize" not in row.unread), (name, row.unread)
 
 
-@pytest.mark.parametrize("name", [n for n, r in ALGORITHMS.items() if not r.clip])
-def test_a_clip_range_given_to_a_row_without_a_clip_is_refused_and_the_dry_run_says_so(name):
-    with pytest.raises(ValueError, match=f"{name} has no ratio clip and never reads them"):
-        build_config({"algo": {"eps_high": 0.5}}, preset=name)
+@pytest.mark.parametrize(("name", "key", "value"), [(n, k, v) for n, r in ALGORITHMS.items() for k, v in
+                         (("eps_high", 0.5), ("std_normalize", False)) if k in r.unread])  # fmt: skip
+def test_a_shared_key_a_row_never_reads_is_refused_and_the_dry_run_says_so(name, key, value):
+    with pytest.raises(ValueError, match=f"algo.{key} = {value}: .*it is never read; drop it"):
+        build_config({"algo": {key: value}}, preset=name)
     text = config_yaml(build_config(preset=name), {"name": f"preset {name}"})
-    assert f"eps_high: 0.28  # not read: {name} has no ratio clip" in text
+    assert re.search(rf"\n  {key}: \S+  # not read: ", text), text

@@ -17,7 +17,7 @@ import torch
 
 from trainer import objective as obj
 from trainer.advantages import batch_normalised_advantages, rloo_advantages
-from trainer.algorithms import ALGORITHMS, list_presets
+from trainer.algorithms import ALGORITHMS, list_presets, unread_keys
 from trainer.batch import Batch
 from trainer.config import ConfigError, build_config
 
@@ -154,6 +154,8 @@ def test_every_row_is_a_valid_preset_and_listed():
         cfg = build_config(preset=name)
         assert cfg.algo.name == name and cfg.algo.loss_agg == row.agg
         assert re.search(rf"^{name} +\S", listing, re.M), name
+        unread = ", ".join(unread_keys(name))
+        assert not unread or re.search(rf"^{name} .*\n +.*never reads: {unread}$", listing, re.M), name
 
 
 def test_docs_have_a_section_per_algorithm():
@@ -185,4 +187,6 @@ def test_list_presets_cli():
 
     res = CliRunner().invoke(app, ["train", "--list-presets"])
     assert res.exit_code == 0, res.output
-    assert [ln.split()[0] for ln in res.output.splitlines() if ln.strip()] == list(ALGORITHMS)
+    assert [ln.split()[0] for ln in res.output.splitlines() if ln.strip() and not ln[0].isspace()] == list(
+        ALGORITHMS
+    )

@@ -131,7 +131,10 @@ def test_dual_clip_key_dapo_preset_and_its_checks():
     assert build_config(preset="grpo", overrides={"algo": {"clip_ratio_c": 3.0}}).algo.clip_ratio_c == 3.0
     with pytest.raises(ConfigError, match=r"clip_ratio_c .* must be > 1"):
         build_config(preset="grpo", overrides={"algo": {"clip_ratio_c": 0.5}})
-    with pytest.raises(ConfigError, match=r"clip_ratio_c \(dual-clip\) applies to .*gspo has its own loss"):
+    with pytest.raises(
+        ConfigError,
+        match=r"clip_ratio_c = 3.0: dual-clip applies to the clipped token loss \(grpo, dapo, .*\), not gspo's, it is never read",
+    ):
         build_config(preset="gspo", overrides={"algo": {"clip_ratio_c": 3.0}})
 
 
