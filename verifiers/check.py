@@ -429,6 +429,9 @@ _MALFORMED = re.compile(r"\\sqrt\s*\(|(?<!\\)[\^_]\s*$|\\frac\s*$")
 
 def _choice(p_raw: str, pred: str, pe: Extraction, g_raw: str, deadline: float) -> Verdict | None:
     """A gold choice letter (see verifiers.forms): decided by the letter, or by the option's content."""
+    several = forms.letters(g_raw, p_raw)
+    if several is not None:
+        return Verdict(several, "choice_match" if several else "choice_mismatch", p_raw)
     g = forms.choice(g_raw)
     if g is None:
         p = forms.choice(p_raw)

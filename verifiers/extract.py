@@ -99,10 +99,11 @@ _BOXED_SPACE = re.compile(r"\\boxed ([^\s$]+)")
 _GSM8K = re.compile(r"^\s*####\s*(?P<ans>.+?)\s*$", re.MULTILINE)
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?|-?\.\d+")
 # `the answer is`, `the answer (arabic numerals) is` (zero-shot CoT), and the Chinese sentences
-# `答案是/为`, `正确答案是选项`, `故选：B`
+# `答案是/为`, `正确答案是选项`, `故选：B`, and GAOKAO-Bench's `【答案】: A`
 _SENTENCE = re.compile(
     r"(?:(?:final answer|the answer|answer)(?:\s*\([^()\n]{1,40}\))?\s*(?:is|=|:)\s*[:：]?"
     r"|(?:最终答案|正确答案|答案)\s*(?:应该是|应为|是|为|[:：])\s*[:：]?\s*(?:选项|选)?"
+    r"|【(?:最终答案|正确答案|答案)】\s*[:：]?\s*(?:选项|选)?"
     r"|(?:故|所以|因此|从而|则)?\s*应?选\s*[:：]?(?=\s*\(?[A-E](?![A-Za-z])))\s*",
     re.IGNORECASE,
 )
@@ -111,6 +112,7 @@ _HOPE_ANY = re.compile(r"\.?\s*I hope (?:it|this) is correct.*$", re.IGNORECASE 
 _HOPE = re.compile(r"\.?\s*I hope (?:it|this) is correct\.?\s*$", re.IGNORECASE)
 _DEBRIS = re.compile(
     r"<\|(?:im_end|im_start|endoftext|end_of_text|eot_id|end|user|assistant|start_header_id)\|>|</s>|<｜end▁of▁sentence｜>"
+    r"|<eoa>"
 )
 # what may stand between boxes of one answer: punctuation, math delimiters, spacing, and/or (also
 # Chinese: full-width punctuation, 和/与/及/以及 "and", 或/或者 "or": `\\boxed{5}；\\boxed{10}`)
@@ -125,7 +127,10 @@ _APPROX = re.compile(
     re.IGNORECASE,
 )
 # `\$` is an escaped dollar (currency: `she pays \$5 and gets \$3 back`), never a delimiter
-_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|(?<!\\)\$((?:[^$\\]|\\.)+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+# and no `$...$` runs over a blank line (TeX ends the paragraph there: `$64.\n\nTherefore ... $` is two dollars)
+_MATH_SPAN = re.compile(
+    r"\$\$(.+?)\$\$|(?<!\\)\$((?:(?!\n[ \t]*\n)[^$\\]|\\.)+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL
+)
 _COPULA = re.compile(r"(?:\bis\b|\bare\b|\bequals\b|\bbe\b|\bit's\b|=|:)\s*", re.IGNORECASE)
 _BRACKETED = re.compile(r"\[\s*([^\[\],;]+?)\s*\]")
 _BRACKET_SPAN = re.compile(r"(?<!\\)\[\s*([^\[\],;\\]+?)\s*\]")
@@ -189,7 +194,7 @@ def _content_span(text: str) -> tuple[int, int]:
     return pos, len(text)
 
 
-_TOKEN_OPENINGS = ("<|", "</s>", "<｜")  # how every chat-template token (`_DEBRIS`) begins
+_TOKEN_OPENINGS = ("<|", "</s>", "<｜", "<eoa>")  # how every chat-template token (`_DEBRIS`) begins
 _WALK_LIMIT = 32  # `<` of the reasoning itself (`a < b`) looked at one by one before the regex takes over
 
 
@@ -455,7 +460,13 @@ def _sentence_value(rest: str) -> str | None:
     value = rest[: end.start()] if end else rest
     if "\n" in value:
         value = value.split("\n", 1)[0]
+    lead = _CJK_LEAD.fullmatch(value.strip())
+    if lead:  # `解方程得到n=8`: Chinese words leading to the value
+        value = lead.group(1)
     return _strip_wrapping(value) or None if len(value) <= _MAX_BARE else None
+
+
+_CJK_LEAD = re.compile(r"[\u4e00-\u9fff，：:\s]+([-+(\[{$\\A-Za-z0-9][^\u4e00-\u9fff]*)")
 
 
 def _may_name_answer(text: str) -> bool:
@@ -596,7 +607,33 @@ def _prose_value(text: str) -> str | None:
     brackets = list(_BRACKET_SPAN.finditer(sent))
     if brackets:  # `First try [30], second try [45].`: the last bracketed value
         return brackets[-1].group(1).strip() or None
-    return None
+    return _concluded_number(sent)
+
+
+# `Therefore, James runs a total of 540 meters per week.`: a concluding sentence with one number in it
+_CONCLUSION = re.compile(
+    r"(?:therefore|thus|hence|so|in total|altogether|in conclusion)\b\s*,?\s", re.IGNORECASE
+)
+_QUALIFIED = re.compile(
+    r"(?:\b(?:more|less|fewer|greater|smaller)\s+than|\bat\s+(?:least|most)|\babout|\baround|\bapproximately"
+    r"|\broughly|\bnearly|\balmost|\bover|\bunder|\bup\s+to)\s*\$?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _concluded_number(sent: str) -> str | None:
+    """The one number of a last sentence that starts with a conclusion word (`Therefore`, `Thus`, `So`, ...)
+    and holds nothing else numeric: no math, no second number, no question, no negation, and the
+    number not qualified (`at least 3`, `about 40`)."""
+    if not _CONCLUSION.match(sent) or "?" in sent or re.search(r"\bnot\b|n't\b|\\|[=<>^]", sent):
+        return None
+    nums = list(_NUMBER.finditer(sent))
+    if len(nums) != 1 or _QUALIFIED.search(sent[: nums[0].start()]):
+        return None
+    n = nums[0]
+    if re.match(r"\s*(?:%|percent\b|/|\.\d|[a-zA-Z]*\d)", sent[n.end() :]):  # 40%, 3/4, a mixed token
+        return None
+    return n.group(0).replace(",", "")
 
 
 _WHOLE_ENV = re.compile(

@@ -1,6 +1,7 @@
 """Answer forms with their own rules of equality, decided with string work only.
 
-- multiple choice: a gold letter (`C`, `(C)`, `\\text{(A)}`, `C. {x | -3<x<4}`, `A（$10\\rm i$）`) against a letter
+- multiple choice: several letters (`ACD`, a multi-select key) against letters in any joined form
+  (`A、C、D`, `A, C and D`): the same set; a gold letter (`C`, `(C)`, `\\text{(A)}`, `C. {x | -3<x<4}`, `A（$10\\rm i$）`) against a letter
   with or without its option text (`C. x = 42`, `\\mathcal{B}`), or against the option's content;
   in a short answer the one letter that is asserted counts (`not A ... therefore B`: B), a letter
   that is negated (`not A`, `can't be A or B`, `不是 A`, `non A`) is excluded, not offered;
@@ -16,11 +17,13 @@ import re
 from fractions import Fraction
 
 _LETTER = r"[A-E]"
+# a choice letter: A-E, or up to J (MMLU-Pro's ten options) when written as a letter alone or in brackets
 _CHOICE = re.compile(
-    r"^\s*(?:\\text\{\s*)?(?:\\mathcal\{|\\mathrm\{|\\textbf\{|\\mathbf\{)?(?P<open>\()?\s*(?P<l>[A-E])\s*"
+    r"^\s*(?:\\text\{\s*)?(?:\\mathcal\{|\\mathrm\{|\\textbf\{|\\mathbf\{)?(?P<open>\()?\s*(?P<l>[A-J])\s*"
     r"(?P<close>\))?\s*\}?\s*\}?(?P<rest>.*)$",
     re.DOTALL,
 )
+_TEXT_BRACES = re.compile(r"\\text\{([^{}]*)\}")
 _NEGATED = re.compile(
     r"(?:\bnot\b|n't\b|\bnon\b|\bpas\b|\bnicht\b|不是|不)(?:\W+[a-z]+){0,6}?[\W]*?"
     r"(?P<ls>(?<![A-Za-z])[A-E](?:\s*(?:or|and|,|/|或|和|ou|et)\s*[A-E])*)(?![A-Za-z])",
@@ -30,10 +33,12 @@ _BARE_LETTER = re.compile(r"(?<![A-Za-z\\*+\-/^=\d{])[A-E](?![A-Za-z*+\-/^=\d}])
 
 def choice(s: str) -> tuple[str, str] | None:
     """(letter, option text) of a choice answer (`C`, `(C)`, `C. x = 42`, `\\text{(A)} 12`), else None."""
-    m = _CHOICE.match(s)
+    m = _CHOICE.match(_TEXT_BRACES.sub(r"\1", s) if "\\text{" in s[1:] else s)  # `\text{B（}a=1\text{）}`
     if m is None or bool(m.group("open")) != bool(m.group("close")):
         return None
     rest = m.group("rest").strip()
+    if m.group("l") > "E" and rest:  # F-J only alone or bracketed: `F = ma`, `G(x)` are not options
+        return None
     if rest and not m.group("open") and rest[0] in "（(" and rest[-1] in "）)":  # `A（$10\\rm i$）`
         return m.group("l"), rest[1:-1].strip()
     if rest and not m.group("open") and rest[0] not in ".:：)。":
@@ -52,8 +57,31 @@ def asserted_letter(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+# several choice letters: a gold written together in order (`ACD`), an answer joined by commas, 、, and
+_LETTERS_GOLD = re.compile(r"\s*([A-J]{2,})\s*")
+_LETTERS_SEP = re.compile(r"\s*(?:[,，、;；/]|\band\b|和|及)\s*|\s+")
+
+
+def letters(gold: str, pred: str) -> bool | None:
+    """True/False when `gold` is several choice letters in order (`ACD`, a multi-select key) and `pred`
+    names letters (`A、C、D`, `A, C and D`, `ACD`): the same set; None otherwise."""
+    m = _LETTERS_GOLD.fullmatch(gold)
+    if m is None or list(m.group(1)) != sorted(set(m.group(1))):
+        return None
+    body = re.sub(r"\\text\{([^{}]*)\}", r"\1", pred).strip().strip("$ .。")
+    parts = [x for x in _LETTERS_SEP.split(body) if x]
+    if len(parts) == 1 and parts[0] == m.group(1):  # written together: only as the gold writes it
+        parts = list(parts[0])
+    if not parts or not all(re.fullmatch(r"[A-J]", x) for x in parts):
+        return None
+    return set(parts) == set(m.group(1)) and len(parts) == len(set(parts))
+
+
 def compare_choice(pred: str, gold: str) -> bool | None:
     """True/False when the gold is a choice letter (see the module docstring), else None."""
+    several = letters(gold, pred)
+    if several is not None:
+        return several
     g = choice(gold)
     if g is None:
         return None
