@@ -16,11 +16,13 @@ neither is present):
    (`\\boxed{2}, \\boxed{3}`), or alternatives offered as a hedge (`\\boxed{34} or \\boxed{35}`).
    Boxes separated by other words are a correction: the last box is the answer;
 3. GSM8K's `#### 34`;
-4. a sentence `... the answer is X` (the last one);
+4. a sentence `... the answer is X` (the last one; also `答案是 X`, `故选 B`, GAOKAO-Bench's `【答案】: X`);
 5. unmarked prose (policy): the final math span (`$...$`, `\\(...\\)`, `\\[...\\]`) of the last
    sentence, or when the last sentence has none, the short value after its last `is` / `=`
-   (`So the ordered pair is (3, 4).`). A short one-line text with no sentence in it is the
-   answer itself (`28 percent`, `\\frac{1}{2}`, `no solution`).
+   (`So the ordered pair is (3, 4).`), or when it has neither, the one number of a concluding sentence
+   (`Therefore, James runs a total of 540 meters per week.`: it starts with therefore/thus/hence/so, holds
+   exactly one number, unqualified (`at least 3` is not read) and no negation, math or question). A short
+   one-line text with no sentence in it is the answer itself (`28 percent`, `\\frac{1}{2}`, `no solution`).
 
 This is the project's one answer policy: the reward (`check`, `dapo_reward`), `dapo eval`'s
 grading, the pipeline's solver and difficulty checks and the judge all read answers through
