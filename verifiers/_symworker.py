@@ -119,6 +119,8 @@ def _difference(a, b) -> str:
         parts = [x for x in (re_, im_) if x != 0]
         if parts and all(isinstance(x, sympy.Float) and x._prec > 1 for x in parts):
             return "nonzero"
+        if all(isinstance(x, sympy.Float) and x._prec <= 1 for x in parts):  # complex: both parts zero
+            return "zero"  # (`\sqrt2 e^{i\pi/4}` against `1+i`: exp is never expanded by simplify)
     except (TypeError, ValueError, AttributeError):
         pass
     return "unknown"

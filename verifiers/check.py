@@ -8,8 +8,9 @@ matrices, several answers), then the symbolic step in a killable worker process.
 Conventions, each decided once and applied to both sides (equivalence is symmetric on bare answers;
 tests/verifiers/test_symmetry.py checks it on every labelled pair):
 
-- Percent: `x%` (also `x percent`, `x pct`) equals `x` and `x/100`, whichever side writes the sign
-  (`0.5` and `50\\%`, `5\\%` and `0.05`, `25\\%` and `\\frac14`); two percents compare as numbers
+- Percent: `x%` (also `x percent`, `x pct`) equals `x/100`, whichever side writes the sign (`0.5` and
+  `50\\%`, `5\\%` and `0.05`, `25\\%` and `\\frac14`), and `x` itself when the other side is a plain number
+  (`50` and `50\\%`: a count of percent), never a fraction (`0.5\\%` is not `\\frac12`); two percents compare as numbers
   (`2.8\\%` is not `28\\%`), and `50\\%` is never `5` or `0.05`.
 - Decimals against exact values: a decimal is the exact rational it writes, alone or inside an
   expression. `0.25` is `\\frac14` and `0.5x` is `\\frac{x}{2}`, but no decimal equals an irrational or
@@ -150,6 +151,9 @@ def _hedged(pred: str, gold: str) -> bool:
     return not (_RELATION.search(gold) or "\\cup" in gold)
 
 
+_PLAIN_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
+
+
 def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str | None:
     """Cheap comparison of two normalised scalars: True/False, a reason slug, or None (= symbolic).
 
@@ -161,10 +165,14 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
     gold_pct, pred_pct = gold.endswith("%"), pred.endswith("%")
     g_txt, p_txt = gold.rstrip("%").strip(), pred.rstrip("%").strip()
     gv, pv = parse_number(g_txt), parse_number(p_txt)
+    # percent on one side (module docstring): x% is x/100, and x itself when the other side is a plain number
+    # (a count of percent, `50` for "what percent"); against a fraction or expression only x/100 (`0.5%` is not 1/2)
+    one_pct = gold_pct != pred_pct
+    as_count = one_pct and _PLAIN_NUMBER.fullmatch(pred if gold_pct else gold) is not None
     if gv is not None and pv is not None:
-        if numbers_equal(pv, gv):
+        if numbers_equal(pv, gv) and (not one_pct or as_count):
             return True
-        if gold_pct != pred_pct:  # percent, either side (module docstring): x% is x or x/100
+        if one_pct:
             return numbers_equal(pv, gv / 100) if gold_pct else numbers_equal(pv / 100, gv)
         return False
     if pred == gold:
@@ -183,6 +191,8 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
     ):
         return False  # gold is a number, pred is words/garbage: no need to wake sympy
     pair = (p_txt if pred_pct else pred, g_txt if gold_pct else gold)
+    if one_pct and not as_count:  # `\\frac{1}{8}\\%` against `\\frac{1}{800}`: the percent scaled
+        pair = (f"({p_txt})/100", gold) if pred_pct else (pred, f"({g_txt})/100")
     if clearly_differ(*pair):
         return False  # plain expressions with different values at a probe point (as the worker's probe)
     pending.append(pair)
@@ -312,7 +322,8 @@ def check(
     token limit; only an answer line or a box is read from it. `question` (the problem's text): an
     answer written as an expression the question itself holds is `restates_question`, not a match
     (`\\binom{10}{3}` for "Compute $\\binom{10}{3}$", `x^2-4` for "Factor $x^2-4$"): equal by arithmetic,
-    but nothing was solved, and a policy rewarded for it learns to copy the question.
+    but nothing was solved, and a policy rewarded for it learns to copy the question. An angle equal in
+    value but in another unit than the question asks for ("in radians": `30^\\circ`) is `unit_mismatch`.
     """
     try:
         v = _check(pred, gold, timeout, time.monotonic() + timeout, cut_off)
@@ -322,12 +333,29 @@ def check(
         return Verdict(False, f"error:{type(e).__name__}", None)
     if v.equivalent and question and v.pred and restates_question(v.pred, gold, question):
         v = Verdict(False, "restates_question", v.pred, v.extracted, v.gold)
-    if v.extracted is not None and v.gold is not None:
-        return v
-    return _with_reading(v, pred, gold, cut_off)
+    if v.extracted is None or v.gold is None:
+        v = _with_reading(v, pred, gold, cut_off)
+    if v.equivalent and question and v.extracted and not_the_asked_angle_unit(v.extracted, gold, question):
+        v = Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)
+    return v
 
 
 _OPERATOR = re.compile(r"[-+*/^()]|\\[a-zA-Z]")
+_ASKED_ANGLE = re.compile(r"\bin\s+(radians|degrees)\b|(弧度|角度)(?:制)?表示", re.IGNORECASE)
+_DEGREE_SIGN = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree|\bdegrees?\b")
+
+
+def not_the_asked_angle_unit(answer: str, gold: str, question: str) -> bool:
+    """An angle equal in value but not in the unit the question asks for: degrees (`30^\\circ`) when it
+    asks "in radians", a multiple of pi without a degree sign when it asks "in degrees"."""
+    m = _ASKED_ANGLE.search(question)
+    if m is None:
+        return False
+    radians = (m.group(1) or "").lower() == "radians" or m.group(2) == "弧度"
+    deg = bool(_DEGREE_SIGN.search(answer))
+    if radians:
+        return deg and not _DEGREE_SIGN.search(gold)
+    return not deg and "\\pi" in answer and "\\pi" not in gold
 
 
 def restates_question(answer: str, gold: str, question: str) -> bool:
@@ -450,8 +478,22 @@ def _choice(p_raw: str, pred: str, pe: Extraction, g_raw: str, deadline: float) 
     return None
 
 
+_EMPTY_ANSWERS = frozenset(
+    ["no solution", "no solutions", "no real solution", "no real solutions", "none", "empty set", "the empty set",
+     "\\emptyset", "\\varnothing", "\\{\\}", "{}", "\u2205", "无解", "不存在", "空集"]
+)  # fmt: skip
+
+
+def _empty_answer(s: str) -> bool:
+    """`no solution`, `\\emptyset`, `\\varnothing`, `\\{\\}`, `none`, 无解: the answer "no values"."""
+    t = re.sub(r"\\(?:text|mathrm|textbf)\{([^{}]*)\}", r"\1", s).replace("$", "").strip().rstrip(".").strip()
+    return re.sub(r"\s+", " ", t).lower() in _EMPTY_ANSWERS
+
+
 def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     """Judge two extracted answers."""
+    if _empty_answer(p_raw) and _empty_answer(g_raw):  # `no solution` is `\\emptyset`
+        return Verdict(True, "string_match", normalize(p_raw))
     if CHINESE_QUALIFIER.search(p_raw) or CHINESE_QUALIFIER.search(g_raw):  # compared as written
         same = _squash(normalize(p_raw)) == _squash(normalize(g_raw))
         return Verdict(same, "string_match" if same else "string_mismatch", normalize(p_raw))

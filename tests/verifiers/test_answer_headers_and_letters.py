@@ -59,3 +59,24 @@ def test_a_dollar_amount_is_not_a_math_span_across_a_paragraph():
     text = "The total is $40 + $24 = $64.\n\nTherefore, Kylar needs to pay $"
     assert extract(text).answers != ("64.\n\nTherefore, Kylar needs to pay",)
     assert "Therefore" not in " ".join(extract(text).answers)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "question", "equivalent"),
+    [
+        ("0.5\\%", "\\frac{1}{2}", None, False),  # 0.5% is 1/200: a percent against a fraction is scaled
+        ("50\\%", "\\frac{1}{2}", None, True),
+        ("0.5\\%", "0.5", None, True),  # a plain number may be the count of percent ("what percent")
+        ("0.5\\%", "0.005", None, True),
+        ("30^\\circ", "\\frac{\\pi}{6}", "Find the angle in radians.", False),
+        ("30^\\circ", "\\frac{\\pi}{6}", None, True),  # without the question, equal values
+        ("\\frac{\\pi}{6}", "30^\\circ", "Give the angle in degrees.", False),
+        ("\\sqrt{2}e^{i\\pi/4}", "1+i", None, True),  # Euler form
+        ("\\sqrt{2}e^{i\\pi/4}", "1-i", None, False),
+        ("\\emptyset", "\\text{no solution}", None, True),
+        ("\\{0\\}", "\\emptyset", None, False),
+    ],
+)
+def test_percent_angle_units_euler_form_and_empty_answers(pred, gold, question, equivalent):
+    v = verifiers.check(pred, gold, timeout=5, question=question)
+    assert v.equivalent is equivalent, (pred, gold, question, v)
