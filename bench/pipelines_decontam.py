@@ -319,12 +319,10 @@ def read_planted(path: Path, negative_answers: dict | None = None) -> tuple[list
         if "short" in row:
             out["short"] = row["short"]
         is_negative = row.get("negative") is True or row.get("is_copy") is False
-        if (
-            (is_negative or kind.lower() in NEGATIVE_KINDS)
-            and negative_answers
-            and negative_answers.get(row.get("id"))
-        ):
-            out["answer"] = str(negative_answers[row["id"]])
+        if is_negative or kind.lower() in NEGATIVE_KINDS:  # its solved answer: the file's own (v7), or given
+            solved = (negative_answers or {}).get(row.get("id"), row.get("answer"))
+            if solved:
+                out["answer"] = str(solved)
         (negatives if is_negative or kind.lower() in NEGATIVE_KINDS else copies).append(out)
     return copies, negatives
 

@@ -277,7 +277,13 @@ def test_planted_copies_carry_their_items_answer_only_where_the_edit_keeps_it():
         if row["benchmark"] == "math500.jsonl" or not keeps:
             assert c.get("answer") == want, row["id"]
     assert sum(c.get("answer") is not None for c in copies) == 150  # 60 + 60 + 30 of v4's copies
-    assert all("answer" not in c for c in negatives)
+    assert all("answer" not in c for c in negatives)  # v4's rows carry none; solved ones come from a file
+    from bench.pipelines_decontam import read_negative_answers
+
+    solved = read_negative_answers(PLANTED.with_name("decontam_negative_answers.jsonl"))
+    _, negatives = read_planted(v4, solved)
+    assert [c["answer"] for c in negatives[:2]] == ["12\\sqrt{2293}", "156"]  # v4-0241, v4-0242 as solved
+    assert len(negatives) == 60 and all(c.get("answer") for c in negatives)
     assert source_answer({"answer": "She makes 9 * 2 = <<9*2=18>>18 dollars.\n#### 18"}) == "18"
     assert source_answer({"final_answer": ["$\\frac{11}{36}$"]}) == "$\\frac{11}{36}$"
     assert source_answer({"target": 43.0}) == "43.0" and source_answer({"question": "q"}) is None
