@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -64,13 +65,16 @@ LABELS = [DATA / f"rule_labels_{x}.jsonl" for x in "AB"]  # the old set
 LABELS_NEW = [DATA / "rule_labels_C.jsonl"]  # the new set, labelled blind for issue 21
 LABELS_D = [DATA / "rule_labels_D.jsonl"]  # a third blind set, labelled after the rules it measures
 LABELS_E = [DATA / "rule_labels_E.jsonl"]  # a fourth, from sources none of A-D used (2026-11-29)
+LABELS_G = [
+    DATA / "rule_labels_G.jsonl"
+]  # a fifth, from 11 sources none of A-E used (2026-11-29, second session)
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
-SETS = {"old": LABELS, "new": LABELS_NEW, "D": LABELS_D, "E": LABELS_E}
+SETS = {"old": LABELS, "new": LABELS_NEW, "D": LABELS_D, "E": LABELS_E, "G": LABELS_G}
 # --set: one set, "both" (old and new, as before D existed) or "all"
-SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "both": ["old", "new"],
-               "all": ["old", "new", "D", "E"]}  # fmt: skip
+SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "both": ["old", "new"],
+               "all": ["old", "new", "D", "E", "G"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -134,9 +138,30 @@ def labels_of(name: str) -> tuple[list[dict], list[dict]]:
     labels = load_labels(SETS[name])
     if name in OPTION_VALUES:
         labels = with_option_values(labels, OPTION_VALUES[name])
+    if name == "G":
+        labels = [rounded_as_labelled(lab) for lab in labels]
     if name in ("D", "E"):
         return without_development_rows(labels)
     return labels, []
+
+
+def rounded_as_labelled(lab: dict) -> dict:
+    """Labeller G wrote a rounded_as_asked row's unrounded value and the rounding asked (A-E wrote the rounded
+    value): the right answer is that value rounded as asked (`451**(1/10)`, nearest integer: 2)."""
+    import sympy
+
+    from pipelines.rules import _round_places
+
+    if lab["kind"] != "rounded_as_asked" or not lab.get("rounding") or lab.get("exact_value") in (None, ""):
+        return lab
+    places = _round_places(lab["rounding"])
+    if places is None and re.search(r"nearest (integer|whole number)", lab["rounding"], re.I):
+        places = 0
+    if places is None:
+        return lab
+    value = sympy.sympify(lab["exact_value"])
+    rounded = sympy.Rational(round(value.evalf(40) * 10**places), 10**places)
+    return {**lab, "exact_value": str(rounded), "exact_from": f"{lab['exact_value']} rounded as asked"}
 
 
 def with_option_values(labels: list[dict], path: Path) -> list[dict]:

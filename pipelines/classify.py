@@ -260,21 +260,76 @@ STRONG_SCIENCE = {
 }
 
 
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+_ANY_NUMBER = re.compile(
+    r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
+    r"hundred|thousand|million|half|third|quarter|once|twice|single|double|triple|pair|dozen|first|second|"
+    r"last)\b|[零一二两三四五六七八九十百千万半]",
+    re.I,
+)
+_AMOUNT_ASKED = re.compile(
+    r"\b(?:what (?:is|was|were|are) the (?:\w+ )?(?:total|change|amount|percentage|difference|average|ratio|"
+    r"increase|decrease|value|sum|growth|net|balance|cost|revenue|income|expenses?)|in which year|how (?:much|many))\b",
+    re.I,
+)
+
+
+def no_data(text: str, answer: str | None) -> bool:
+    """A numeric key for a statement that holds no data: no number but years (`what was the change in the
+    amount for Appliances in 2019 from 2018?`, a question over a table the source left out)."""
+    if not answer or not re.search(r"\d", answer) or not _AMOUNT_ASKED.search(text or ""):
+        return False
+    return not _ANY_NUMBER.search(_YEAR.sub(" ", text or ""))
+
+
 def several_asks(text: str) -> str | None:
     """The phrase that asks for several things at once ("find $a$ and $b$", two questions), or None."""
     m = _SEVERAL_ASKS.search(text or "")
     if m:
         return m.group(0)[:60]
-    sentences = [x for x in re.split(r"(?<=[.?!。？])\s*", (text or "").strip()) if x.strip()]
+    sentences = [
+        x for x in re.split(r"(?<=[.?!。？．！])(?!\d)\s*", (text or "").strip()) if x.strip()
+    ]  # not `6.50`
     ask = next((x for x in reversed(sentences) if _ASKS.search(x) or "?" in x or "？" in x), "")
     m = _SEVERAL_IN_ASK.search(ask)
     # "if each costs $5 and $15 respectively" names given values; only the asked ones count
     if m and not re.search(r"\b(if|given|where|when|since)\b", ask[: m.start()], re.I):
         return m.group(0)
     questions = [q for q in sentences if q.rstrip().endswith(("?", "？")) and _ASKS.search(q)]
-    if len(questions) >= 2 and not _RESTATED.search(text or ""):
+    orders = [q for q in sentences if _ORDER.match(q)]  # `Find the smaller number. Find the larger number.`
+    if (len(questions) >= 2 or len(orders) >= 2) and not _RESTATED.search(text or ""):
         return "two questions"
+    m = _SEVERAL_NAMED.search(ask)
+    if m:
+        return m.group(0)[:60]
+    m = _TWO_ASKED.search(ask)
+    if m and not _TOTAL.search(ask):
+        return m.group(0)[:60]
+    if len(_ZH_ASKED.findall(text or "")) >= 2:
+        return "two questions (多少)"
     return None
+
+
+# one ask sentence asking for two quantities: `how many pounds of Columbian beans and how many pounds of
+# Peruvian beans`, `How many wins and losses`, `How many milliliters of the 25% solution and 50% solution`
+# (not when it asks for their total: `How many boys and girls are there in all?`)
+_TWO_ASKED = re.compile(
+    r"\bhow (?:many|much)\b[^?.]*\band how (?:many|much)\b|"
+    r"\bhow many \w+ and \w+\b|\bhow many \w+ of (?:the )?[^?.,]{1,40}? and (?:of )?(?:the )?[^?.,]{1,40}?"
+    r"(?= (?:should|must|did|does|do|will|would|are|were|is|was|can|could)\b)",
+    re.I,
+)
+# an imperative ask opening a sentence, and an ask for several things named by a count (`Find the two numbers.`)
+_ORDER = re.compile(r"\s*(?:find|determine|compute|calculate|evaluate)\b", re.I)
+_SEVERAL_NAMED = re.compile(
+    r"\b(?:find|determine|compute|calculate|what are|give)\s+(?:the\s+|both\s+|all\s+)?(?:two|three|four|both|"
+    r"2|3|4)\s+(?:\w+\s+)?(?:numbers|integers|values|angles|sides|roots|solutions|numbers?s|amounts|prices|ages|"
+    r"dimensions|lengths|rates|speeds)\b",
+    re.I,
+)
+_TOTAL = re.compile(r"\b(?:in all|in total|total|altogether|combined|together|sum|both)\b", re.I)
+# Chinese questions: each clause that ends in ？ (or the text) and asks 多少 / 几
+_ZH_ASKED = re.compile(r"[^？?。，,]*(?:多少|几[个只本元天次])[^？?。，,]*(?:[？?]|$)")
 
 
 # the class each reason belongs to (the rules report counts per class)
@@ -499,7 +554,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("approximate")
     if _ONE_OF_MANY.search(text):
         reasons.append("one_of_many")
-    if _OUTSIDE_DATA.search(text) and not _SHOWN_IN_TEXT.search(text):
+    if (_OUTSIDE_DATA.search(text) and not _SHOWN_IN_TEXT.search(text)) or no_data(text, answer):
         reasons.append("needs_data")
     if not mc and len(_BLANK.findall(text)) >= 2:
         reasons.append("several_blanks")

@@ -163,6 +163,9 @@ _SCIENTIFIC = re.compile(
 _MIXED = re.compile(r"(-?)(\d+)\s+(\d+)\s*/\s*(\d+)")
 _SPACING = r"(?:\s|~|\\[ ,;:!]|\\q?quad\b)+"
 _SIDE_BY_SIDE = re.compile(r"\d" + _SPACING + r"-?\d")
+_WHOLE_BEFORE_BRACKETED_FRACTION = re.compile(
+    r"(?<![\d.^_{])\d+\s*(?:\\left\s*)?\(\s*(?:\d+\s*/\s*\d+|\\[dt]?frac\s*\{?\s*\d+\s*\}?\s*\{?\s*\d+\s*\}?)\s*(?:\\right\s*)?\)"
+)
 _TIMES_BEFORE_BRACKET = re.compile(r"(?<=[\d)\]}])\s*(?=(?:\\left\s*)?\()")
 
 
@@ -222,6 +225,10 @@ def parse_answer(answer: str, *, problem_asks_equation: bool = False) -> Parsed 
     elif re.search(r"\d\.\d", s):  # `2.5\pi`, `\frac{1.5}{2}`: no decimal proof covers a decimal inside
         return Miss("a decimal inside an expression: its exactness is unproven")
 
+    if _WHOLE_BEFORE_BRACKETED_FRACTION.search(
+        s
+    ):  # `4(5/11)`: a mixed number (Ape210K) or a product (SciBench)
+        return Miss("a whole number before a bracketed fraction: a mixed number or a product; not decided")
     mixed = _MIXED.fullmatch(s)
     if mixed:  # `2 1/2`: a whole number and a fraction (the parser would read (2+1)/2)
         sign, whole, num, den = mixed.groups()
