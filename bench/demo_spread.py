@@ -149,9 +149,8 @@ def write(rows: list[dict], out: Path, reference: Path) -> dict:
         f"Over {s['runs']} runs: before {s['before']['min']}-{s['before']['max']} (median {s['before']['median']}), "
         f"after {s['after']['min']}-{s['after']['max']} (median {s['after']['median']}), gain "
         f"{s['gain']['min']:+} to {s['gain']['max']:+} points. With the same kernel set, seed and code a run repeats "
-        "bit for bit (the native seed-0 row is this machine's `make demo`; the avx2 seed-0 row gives, to the "
-        "digit, what `make demo` gave on another machine in an earlier session, 16.5 -> 36.3: that machine most "
-        "likely ran these kernels).",
+        "bit for bit (the native seed-0 row is this machine's `make demo`); a change to the code that moves "
+        "any reward or sampled token moves every row, so the table is measured again with the code it names.",
     ]
     atomic_write(out / "demo_spread.md", "\n".join(lines) + "\n")
     return summary

@@ -1147,7 +1147,8 @@ def _semantic_match(
     embedding cosine, a hit (`semantic`, or `answer` with the row's answer as written) or a
     borderline pair by decontam_semantic.verdict."""
     from mathdata.decontam_semantic import (
-        ANSWER_COSINE,
+        ANSWER_COSINE_DISTINCT,
+        answer_floor_for,
         answer_key,
         load_encoder,
         nearest,
@@ -1165,13 +1166,16 @@ def _semantic_match(
     judge_from = sem["borderline"]  # semantic_index always sets it (judge_from or the default)
     cosine, top = nearest(load_encoder()([texts[i] for i in todo]), sem["emb"])
     for i, c, r in zip(todo, cosine.tolist(), top.tolist(), strict=True):
-        if c < min(judge_from, ANSWER_COSINE):
+        if c < min(judge_from, ANSWER_COSINE_DISTINCT):
             continue
         item_numbers, row_numbers = sem["numbers"][r], numbers(norm[i])
         share = number_order_share(item_numbers, row_numbers)
         matches = partial(same_answer, answer_key(answers[i]), sem["answers"][r])
         swapped = question_swapped(index.ref_texts[r], texts[i])
-        v = verdict(c, share, swapped, judge_from, matches, number_bag_share(item_numbers, row_numbers))
+        floor = answer_floor_for(item_numbers, sem["answers"][r])
+        v = verdict(
+            c, share, swapped, judge_from, matches, number_bag_share(item_numbers, row_numbers), floor
+        )
         if v in ("semantic", "answer"):
             best[offset + i] = (c, 0, r, v)
         elif v == "borderline":
@@ -1264,13 +1268,20 @@ def apply_hits(
 
 
 def _semantic_settings(sem: dict) -> dict:
-    from mathdata.decontam_semantic import ANSWER_COSINE, MODEL_PACKAGE, SEMANTIC_NUMBERS, SEMANTIC_THRESHOLD
+    from mathdata.decontam_semantic import (
+        ANSWER_COSINE,
+        ANSWER_COSINE_DISTINCT,
+        MODEL_PACKAGE,
+        SEMANTIC_NUMBERS,
+        SEMANTIC_THRESHOLD,
+    )
 
     return {
         "model": MODEL_PACKAGE,
         "threshold": SEMANTIC_THRESHOLD,
         "numbers_in_order": SEMANTIC_NUMBERS,
         "answer_cosine": ANSWER_COSINE,
+        "answer_cosine_distinct": ANSWER_COSINE_DISTINCT,
         "borderline": sem["borderline"],
     }
 

