@@ -323,7 +323,7 @@ _TWO_ASKED = re.compile(
 _ORDER = re.compile(r"\s*(?:find|determine|compute|calculate|evaluate)\b", re.I)
 _SEVERAL_NAMED = re.compile(
     r"\b(?:find|determine|compute|calculate|what are|give)\s+(?:the\s+|both\s+|all\s+)?(?:two|three|four|both|"
-    r"2|3|4)\s+(?:\w+\s+)?(?:numbers|integers|values|angles|sides|roots|solutions|numbers?s|amounts|prices|ages|"
+    r"2|3|4)\s+(?:\w+\s+)?(?:numbers|integers|values|angles|sides|roots|solutions|amounts|prices|ages|"
     r"dimensions|lengths|rates|speeds)\b",
     re.I,
 )

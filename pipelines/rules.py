@@ -159,7 +159,9 @@ _SCIENTIFIC = re.compile(
 
 # numbers side by side: the LaTeX parser reads every juxtaposition as a mixed number (`2(3)` = 5, `2 3` = 5,
 # `10 000` = 0), so a whole number before a fraction is made a mixed number, a number or closing bracket
-# before an opening one a product, and any other two numbers separated by spacing no value at all
+# before an opening one a product, and any other two numbers separated by spacing no value at all; a whole
+# number before a bracketed fraction (`4(5/11)`) is a mixed number in some sources (Ape210K) and a product in
+# others (SciBench), so it is no value either
 _MIXED = re.compile(r"(-?)(\d+)\s+(\d+)\s*/\s*(\d+)")
 _SPACING = r"(?:\s|~|\\[ ,;:!]|\\q?quad\b)+"
 _SIDE_BY_SIDE = re.compile(r"\d" + _SPACING + r"-?\d")
