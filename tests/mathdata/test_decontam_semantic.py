@@ -266,12 +266,11 @@ def test_answer_layer_reaches_down_to_0_5_for_an_item_with_numbers_and_an_uncomm
         "Area please: sides 1 and 3 of a rectangle.": (small, "3"),
         "Perimeter please: side 9 of a square.": (one, "36"),
     }
-    at = [0.55, (1 - 0.55**2) ** 0.5, 0, 0]
-    vectors = {two: [1, 0, 0, 0], small: [0, 0, 1, 0], one: [0, 0, 0, 1]}
-    for i, (t, (item, _)) in enumerate(rows_text.items()):
+    axis = {two: 0, small: 2, one: 3}  # each item on its own axis; each row at cosine 0.55 to its item
+    vectors = {item: [1.0 if k == a else 0.0 for k in range(4)] for item, a in axis.items()}
+    for t, (item, _) in rows_text.items():
         v = [0.0] * 4
-        j = [two, small, one].index(item)
-        v[[0, 2, 3][j]], v[1] = at[0], at[1]
+        v[axis[item]], v[1] = 0.55, (1 - 0.55**2) ** 0.5
         vectors[t] = v
     monkeypatch.setattr(sem, "load_encoder", lambda: _fake_encoder(vectors))
     refs = pa.table(
