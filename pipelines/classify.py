@@ -17,8 +17,11 @@ import unicodedata
 from typing import Any
 
 # \textbf{(A)}, \textbf{(A) }, \mathrm{(B) \ }, \text{(C)}, or a bare (D)
+# choice labels: `\\textbf{(A)}`, `(A)`, and `A.` / `A．` / `A、` / `A:` after a line break or a space
+# (`\nA. 1032 B. 1132 C. 1232 D. 1332`, the Chinese sets' style: a run of these must start a line)
 _LABEL = re.compile(
     r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-E])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-E])\s*\)"
+    r"|(?:(?<=\s)|^)(?P<d>[A-E])\s*[.．、:：](?=\s|\$|\d)"
 )
 _CHOICE_JUNK = re.compile(r"\\q?quad|\\[ ,;:!]|~|\$|\\\\|\\newline|\\hspace\{[^}]*\}|\\qquad")
 _PROOF = re.compile(
@@ -406,26 +409,33 @@ def _clean_choice(value: str) -> str:
 def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
     """(stem without the choices, {letter: value}) when `text` ends with choices (A) .. (D/E)."""
     labels = list(_LABEL.finditer(text))
-    # the last run of labels A, B, C, D[, E] in order
+
+    def letter(m: re.Match) -> str:
+        return m["w"] or m["b"] or m["d"]
+
+    # the last run of labels A, B, C, D[, E] in order, of one style
     for start in range(len(labels) - 1, -1, -1):
-        if (labels[start]["w"] or labels[start]["b"]) != "A":
+        if letter(labels[start]) != "A":
             continue
+        dotted = labels[start]["d"] is not None
         run = [labels[start]]
         for m in labels[start + 1 :]:
-            if (m["w"] or m["b"]) == "ABCDE"[len(run)]:
+            if letter(m) == "ABCDE"[len(run)] and (m["d"] is not None) == dotted:
                 run.append(m)
             if len(run) == 5:
                 break
-        if len(run) < 4:
+        if len(run) < (3 if dotted else 4):
             continue
         wrapped = sum(1 for m in run if m["w"]) >= len(run) - 1
         before = text[: run[0].start()].rstrip(" \t$")
+        if dotted and before and not text[: run[0].start()].rstrip(" \t").endswith("\n"):
+            continue  # `A.` labels start their own line: `at point A. Then B. ...` is prose
         if not wrapped and before and not before.endswith(("\n", "?", ".", ":")):
             continue  # a bare "(A)" inside a sentence is not a choice list
         choices = {}
         for i, m in enumerate(run):
             end = run[i + 1].start() if i + 1 < len(run) else len(text)
-            choices[m["w"] or m["b"]] = _clean_choice(text[m.end() : end])
+            choices[letter(m)] = _clean_choice(text[m.end() : end])
         if not all(choices.values()):
             continue
         # the stem: everything before the choices, without a dangling "$" that opened the choice line

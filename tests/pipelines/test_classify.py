@@ -147,3 +147,20 @@ def test_earlier_reject_reason_and_input_are_kept():
     assert json.loads(out["checks"])["acquire"] == {"x": 1}
     assert _info(out)["proof"]
     assert rec == before  # the input record is not modified
+
+
+@pytest.mark.parametrize(
+    ("text", "choices"),
+    [
+        ("满足条件的三位数的和为(  ). \nA. 1032 B. 1132 C. 1232 D. 1332",
+         {"A": "1032", "B": "1132", "C": "1232", "D": "1332"}),
+        ("需要几台这样的拖拉机． \nA. $$2$$ B. $$3$$ C. $$4$$", {"A": "2", "B": "3", "C": "4"}),  # three options
+        ("Which is prime?\nA．4\nB．6\nC．7\nD．9", {"A": "4", "B": "6", "C": "7", "D": "9"}),
+        ("The line meets the circle at point A. Then B. is the midpoint. C. D.", None),  # labels mid-line: prose
+        ("Find x.\nA: 1 B: 2", None),  # two labels are no choice list
+    ],
+)  # fmt: skip
+def test_dotted_choice_labels_that_start_a_line_are_a_choice_list(text, choices):
+    """`A. x B. y C. z` (TAL-SCQ5K, Gaokao sets) after a line break; a label inside a sentence is prose."""
+    got = find_choices(text)
+    assert (got[1] if got else None) == choices
