@@ -47,22 +47,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mathdata.text import _mix64, ngram_hashes, normalize_texts, token_hashes, tokenize
+from verifiers.normalize import NUMBER_WORDS
 
 DEFAULT_OFFICIAL_SOURCES = ("aops_wiki", "official", "maa")
 _CHUNK = 50_000
 _WORKERS = min(4, os.cpu_count() or 1)
 _NUM_RE = re.compile(r"\d+(?:\.\d+)?")
 # small numbers written as words count as those numbers (`two dogs` and `2 dogs` are one problem)
-_WORD_NUMBERS = {
-    w: str(i)
-    for i, w in enumerate(
-        re.findall(
-            r"\w+",
-            """zero one two three four five six seven
-    eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty""",
-        )
-    )
-}
+_WORD_NUMBERS = {w: str(i) for i, w in enumerate((*NUMBER_WORDS, "twenty"))}
 _WORD_NUM_RE = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b")
 
 

@@ -16,7 +16,8 @@ import re
 import unicodedata
 from typing import Any
 
-# \textbf{(A)}, \textbf{(A) }, \mathrm{(B) \ }, \text{(C)}, or a bare (D)
+from verifiers.normalize import NUMBER_WORDS, TENS_WORDS
+
 # choice labels: `\\textbf{(A)}`, `(A)`, and `A.` / `A．` / `A、` / `A:` after a line break or a space
 # (`\nA. 1032 B. 1132 C. 1232 D. 1332`, the Chinese sets' style: a run of these must start a line)
 _LABEL = re.compile(
@@ -265,9 +266,10 @@ STRONG_SCIENCE = {
 
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 _ANY_NUMBER = re.compile(
-    r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
-    r"hundred|thousand|million|half|third|quarter|once|twice|single|double|triple|pair|dozen|first|second|"
-    r"last)\b|[零一二两三四五六七八九十百千万半]",
+    r"\d|\b(?:"
+    + "|".join((*NUMBER_WORDS, *TENS_WORDS))
+    + r"|hundred|thousand|million|half|third|quarter|once|"
+    r"twice|single|double|triple|pair|dozen|first|second|last)\b|[零一二两三四五六七八九十百千万半]",
     re.I,
 )
 _AMOUNT_ASKED = re.compile(

@@ -359,10 +359,9 @@ def unread_keys(name: str) -> dict[str, str]:
     why = {"eps_low": f"{name} has no ratio clip", "eps_high": f"{name} has no ratio clip",
            "std_normalize": f"{name}'s advantage is not divided by the group std"}  # fmt: skip
     out = {k: why[k] for k in ALGORITHMS[name].unread}
-    if name not in dual_clip_presets():
-        out["clip_ratio_c"] = (
-            f"dual-clip applies to the clipped token loss ({', '.join(dual_clip_presets())}), not {name}'s"
-        )
+    dual = dual_clip_presets()
+    if name not in dual:
+        out["clip_ratio_c"] = f"dual-clip applies to the clipped token loss ({', '.join(dual)}), not {name}'s"
     return out
 
 
@@ -392,8 +391,9 @@ def list_presets() -> str:
     lines = []
     for name, row in ALGORITHMS.items():
         lines.append(f"{name:<{w}}  {row.summary}")
+        unread = unread_keys(name)
         extra = [f"own settings: {', '.join(row.keys)}"] if row.keys else []
-        extra += [f"never reads: {', '.join(unread_keys(name))}"] if unread_keys(name) else []
+        extra += [f"never reads: {', '.join(unread)}"] if unread else []
         if extra:
             lines.append(f"{'':<{w}}    {'; '.join(extra)}")
     return "\n".join(lines)

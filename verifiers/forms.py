@@ -68,7 +68,7 @@ def letters(gold: str, pred: str) -> bool | None:
     m = _LETTERS_GOLD.fullmatch(gold)
     if m is None or list(m.group(1)) != sorted(set(m.group(1))):
         return None
-    body = re.sub(r"\\text\{([^{}]*)\}", r"\1", pred).strip().strip("$ .。")
+    body = _TEXT_BRACES.sub(r"\1", pred).strip().strip("$ .。")
     parts = [x for x in _LETTERS_SEP.split(body) if x]
     if len(parts) == 1 and parts[0] == m.group(1):  # written together: only as the gold writes it
         parts = list(parts[0])
@@ -78,10 +78,7 @@ def letters(gold: str, pred: str) -> bool | None:
 
 
 def compare_choice(pred: str, gold: str) -> bool | None:
-    """True/False when the gold is a choice letter (see the module docstring), else None."""
-    several = letters(gold, pred)
-    if several is not None:
-        return several
+    """True/False when the gold is one choice letter (see the module docstring; several: `letters`), else None."""
     g = choice(gold)
     if g is None:
         return None
