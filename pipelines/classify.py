@@ -437,7 +437,9 @@ def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
         choices = {}
         for i, m in enumerate(run):
             end = run[i + 1].start() if i + 1 < len(run) else len(text)
-            choices[letter(m)] = _clean_choice(text[m.end() : end])
+            value = _clean_choice(text[m.end() : end])
+            # `(A)A)59`: the label written twice (AGIEval's AQuA rows)
+            choices[letter(m)] = re.sub(r"^\(?" + letter(m) + r"\)\s*(?=\S)", "", value)
         if not all(choices.values()):
             continue
         # the stem: everything before the choices, without a dangling "$" that opened the choice line

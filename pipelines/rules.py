@@ -72,6 +72,7 @@ from pipelines.classify import (
     science_signals,
     several_asks,
 )
+from verifiers.normalize import braced_short_commands
 
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
 _POW_LIMIT = 2000  # log10 bound on any intermediate power; stops power towers before they hang
@@ -106,7 +107,7 @@ def _strip_outer(s: str) -> str:
             s = s[len(pre) : -1]
     s = re.sub(r"\\[,;:! ]|~", " ", s)
     s = s.replace("\\left", "").replace("\\right", "").replace("\\displaystyle", "")
-    s = re.sub(r"\\[dt]frac", r"\\frac", s)
+    s = braced_short_commands(re.sub(r"\\[dt]frac", r"\\frac", s))  # `\frac{270}7`
     s = s.replace("\u2212", "-").strip().rstrip(".").strip()
     return s
 
@@ -146,9 +147,23 @@ class Parsed:
     decimals: int  # digits after the point when written as a terminating decimal, else 0
 
 
+# `30^\circ`, `30°`, `30\degree`, `\frac{270}7\text{ degrees}`, `45 degrees`: an angle in degrees
+_DEGREE = re.compile(
+    r"\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree(?![a-zA-Z])|\s*\\(?:text|mbox|mathrm)\{\s*degrees?\s*\}\s*$"
+    r"|(?<=[\d}])\s*degrees?\s*$"
+)
 _UNIT_PAREN = re.compile(r"(?<=[\d}])\s*\(\s*[A-Za-z][A-Za-z .'\-]+\)\s*$")
 _UNIT_TEXT = re.compile(r"\s*\\(?:text|mbox|mathrm)\{\s*[A-Za-z][A-Za-z. ]*\}\s*(\^\s*\{?\d\}?)?\s*$")
-_UNIT_WORDS = re.compile(r"^(-?[\d.,]+)\s+[A-Za-z]{2,}(?:\s[A-Za-z]+)?(\^\s*\{?\d\}?)?$")
+_UNIT_WORDS = re.compile(
+    r"^(-?[\d.,]+)\s+[A-Za-z]{2,}(?:\s[A-Za-z]+)?(?:\s*/\s*[A-Za-z]+)?(\^\s*\{?\d\}?)?$"
+)  # `0.59 gallons`, `8 cm`, `1 step/minute`
+# money before the value: `\$18.90`, `Rs. 750` (AQuA), `₹ 40`, `USD 5`, `€3`
+_CURRENCY_BEFORE = re.compile(r"^(?:\\\$|\$|Rs\.?|INR|\u20b9|USD|US\$|\u20ac|\u00a3)\s*(?=[-.\d\\])")
+# a unit written against its number (`144km`, `3hrs`), read off only when the statement writes the same
+# unit after a number (`12km/hr`): without that, `144km` may be a product of variables k and m
+_GLUED_UNIT = re.compile(
+    r"(?<=\d)(km|cm|mm|kg|mg|ml|kmph|kmh|mph|hrs?|mins?|secs?|ft|yds?|sq\s*m|sq\s*cm|sq\s*km)\.?$"
+)
 _IMAGINARY = re.compile(
     r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![A-Za-z\\])i(?![A-Za-z])"
 )
@@ -171,15 +186,23 @@ _WHOLE_BEFORE_BRACKETED_FRACTION = re.compile(
 _TIMES_BEFORE_BRACKET = re.compile(r"(?<=[\d)\]}])\s*(?=(?:\\left\s*)?\()")
 
 
-def parse_answer(answer: str, *, problem_asks_equation: bool = False) -> Parsed | Miss:
-    """Read an answer string (LaTeX or plain) into an exact sympy number, or say why not."""
+def parse_answer(
+    answer: str, *, problem_asks_equation: bool = False, problem: str | None = None
+) -> Parsed | Miss:
+    """Read an answer string (LaTeX or plain) into an exact sympy number, or say why not.
+
+    `problem` (the statement) lets a unit written against the number (`144km`) be read off when the
+    statement writes that unit after a number too."""
     from latex2sympy2_extended import latex2sympy
 
     if answer is None or not str(answer).strip():
         return Miss("empty answer", llm=False)
     raw = re.sub(r",\\!\s*", ",", str(answer))  # 11,\! 111,\! 100: LaTeX thousands separators
     s = _strip_outer(raw)
-    s = re.sub(r"^\\\$\s*|^\$\s*", "", s)  # \$18.90: the dollar sign is the unit, not the value
+    s = _CURRENCY_BEFORE.sub("", s)  # \$18.90, Rs. 750: the currency is the unit, not the value
+    glued = _GLUED_UNIT.search(s)
+    if glued and problem and re.search(r"\d\s*" + re.escape(glued.group(1)) + r"(?![A-Za-z])", problem):
+        s = s[: glued.start()]
     s = _UNIT_PAREN.sub("", s).strip()  # ASDiv: `38 (pages)`, `0.46 (dollars)`
     if _IMAGINARY.search(s):
         return Miss("complex number (has an i)")
@@ -210,9 +233,9 @@ def parse_answer(answer: str, *, problem_asks_equation: bool = False) -> Parsed 
     if "=" in s:
         return Miss("equation or function")
     unit = None
-    if re.search(r"\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree", s):
+    if _DEGREE.search(s):
         unit = "degrees"
-        s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree", "", s)
+        s = _DEGREE.sub("", s).strip()
     if re.search(r"\\?%", s):
         unit = "percent"
         s = re.sub(r"\\?%", "", s)
@@ -732,7 +755,7 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
     groups = digit_groups_miss(problem, answer)
     if groups is not None:
         return groups
-    parsed = parse_answer(answer, problem_asks_equation=asks_equation)
+    parsed = parse_answer(answer, problem_asks_equation=asks_equation, problem=problem)
     if isinstance(parsed, Miss):
         return parsed
     v, unit = parsed.value, parsed.unit

@@ -226,6 +226,14 @@ _SQRT_SHORT = re.compile(r"\\sqrt\s*(\d)")
 _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("\\boxed{", "}"), ("\\fbox{", "}"))
 
 
+def braced_short_commands(s: str) -> str:
+    """TeX's brace-less arguments made explicit: `\\frac12`, `\\frac{270}7`, `\\sqrt3` -> `\\frac{1}{2}`,
+    `\\frac{270}{7}`, `\\sqrt{3}` (a parser reads the short forms wrongly or not at all)."""
+    s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
+    s = _FRAC_SHORT2.sub(r"\\frac{\1}{\2}", s)
+    return _SQRT_SHORT.sub(r"\\sqrt{\1}", s)
+
+
 def split_unit(answer: str) -> tuple[str, str | None]:
     """Split a trailing unit off (`5 \\text{ cm}` -> (`5`, `cm`)); the unit is canonicalised."""
     plain = _SPACES.sub(" ", answer).strip().rstrip(".").strip()
@@ -332,9 +340,7 @@ def _normalize_once(answer: str) -> str:
         s = stripped if stripped != s else _SUFFIX.sub("", s, count=1)
     s = _WS.sub(" ", s).strip()
     s = _WS_AROUND.sub(_ws_around, s)
-    s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
-    s = _FRAC_SHORT2.sub(r"\\frac{\1}{\2}", s)
-    s = _SQRT_SHORT.sub(r"\\sqrt{\1}", s)
+    s = braced_short_commands(s)
     m = _ORDINAL.fullmatch(s)
     if m:
         s = m.group(1)
