@@ -76,9 +76,11 @@ _OTHER_PROBLEM = re.compile(
 # ("the data in Table 2.2", "the table below", "the following data"); checked against the text
 # carrying a table or display itself, as figures are
 _OUTSIDE_DATA = re.compile(
-    r"\b(table|chart|graph|data set|dataset) \d+(\.\d+)*\b|\bthe (following|above|given|accompanying) "
-    r"(table|chart|data|graph)\b|\b(table|chart|graph) (below|above|shown)\b|\bin the table\b|"
-    r"\bfrom the (table|chart|graph)\b|如下表|下表|表中|统计图|统计表",
+    r"\b(table|chart|graph|data set|dataset|exhibit) \d+(\.\d+)*\b|\bthe (following|above|given|accompanying|"
+    r"subsequent|attached|provided) (table|chart|data|graph|exhibit|information|transactions)\b|"
+    r"\b(table|chart|graph|exhibit) (below|above|shown)\b|\bin the table\b|\bfrom the (table|chart|graph)\b|"
+    r"\b(based on|using|given|from) the (collected|provided|relevant|available) (data|information)\b|"
+    r"\bfor the relevant information\b|如下表|下表|表中|统计图|统计表",
     re.I,
 )
 # statements that hold a second problem or its key (leaked from a few-shot prompt)
@@ -208,7 +210,9 @@ _SPEED = re.compile(
     r"\b(m|km|mi|ft)\s*/\s*(s|h|hr)\b|\\mathrm\{\s*~?\s*(m|km|mi|ft)\s*\}\s*/\s*\\mathrm\{\s*(s|h|hr)\s*\}",
     re.I,
 )
-_SCI_NOTATION = re.compile(r"\d\s*(\\times|×|\\cdot)\s*10\s*\^|\b\d(\.\d+)?[eE][+-]?\d+\b")
+_SCI_NOTATION = re.compile(
+    r"\d\s*(\\times|×|\\cdot)\s*10\s*(\^|[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079])|\b\d(\.\d+)?[eE][+-]?\d+\b"
+)  # `1.5\times 10^8`, `1.5×10⁸`, `1.5e8`
 _LOGS = re.compile(r"\\ln\b|\\log|\blog(arithm)?s?\b|\bln\s*\(|\be\s*\^", re.I)
 # the statement hands over an approximation to compute with ("use pi = 3.14", "log 2 = 0.3010")
 _GIVEN_APPROX = re.compile(
@@ -264,7 +268,12 @@ STRONG_SCIENCE = {
 }
 
 
-_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+# a year or a date (`31 December 2010`, `December 31, 2010`): when, not data
+_YEAR = re.compile(
+    r"\b(?:\d{1,2}(?:st|nd|rd|th)? " + _MONTH + r",? )?(?:" + _MONTH + r" \d{1,2}(?:st|nd|rd|th)?,? )?"
+    r"(?:1[89]|20)\d\d\b"
+)
 _ANY_NUMBER = re.compile(
     r"\d|\b(?:"
     + "|".join((*NUMBER_WORDS, *TENS_WORDS))
@@ -273,16 +282,21 @@ _ANY_NUMBER = re.compile(
     re.I,
 )
 _AMOUNT_ASKED = re.compile(
-    r"\b(?:what (?:is|was|were|are) the (?:\w+ )?(?:total|change|amount|percentage|difference|average|ratio|"
-    r"increase|decrease|value|sum|growth|net|balance|cost|revenue|income|expenses?)|in which year|how (?:much|many))\b",
+    r"\b(?:what (?:is|was|were|are|would be) the (?:\w+ ){0,3}?(?:total|change|amount|percentage|difference|average|"
+    r"ratio|increase|decrease|value|sum|growth|net|balance|cost|revenue|income|expenses?|loss|profit|gain|price|"
+    r"depreciation|amortization|impairment|dividend|earnings|tax)|in which year|how (?:much|many))\b",
     re.I,
 )
 
 
 def no_data(text: str, answer: str | None) -> bool:
-    """A numeric key for a statement that holds no data: no number but years (`what was the change in the
-    amount for Appliances in 2019 from 2018?`, a question over a table the source left out)."""
+    """A numeric key for a statement that holds no data: no number but years or dates (`what was the change
+    in the amount for Appliances in 2019 from 2018?`, a question over a table the source left out). Without a
+    year it is no sign of a missing table (`How many edges does a cube have?`)."""
     if not answer or not re.search(r"\d", answer) or not _AMOUNT_ASKED.search(text or ""):
+        return False
+    if not _YEAR.search(text or "") and not re.search(r"\bwhich years?\b", text or "", re.I):
+        # `How many edges does a cube have?`: no numbers, nothing missing
         return False
     return not _ANY_NUMBER.search(_YEAR.sub(" ", text or ""))
 

@@ -159,10 +159,11 @@ _UNIT_WORDS = re.compile(
 )  # `0.59 gallons`, `8 cm`, `1 step/minute`
 # money before the value: `\$18.90`, `Rs. 750` (AQuA), `₹ 40`, `USD 5`, `€3`
 _CURRENCY_BEFORE = re.compile(r"^(?:\\\$|\$|Rs\.?|INR|\u20b9|USD|US\$|\u20ac|\u00a3)\s*(?=[-.\d\\])")
-# a unit written against its number (`144km`, `3hrs`), read off only when the statement writes the same
-# unit after a number (`12km/hr`): without that, `144km` may be a product of variables k and m
-_GLUED_UNIT = re.compile(
-    r"(?<=\d)(km|cm|mm|kg|mg|ml|kmph|kmh|mph|hrs?|mins?|secs?|ft|yds?|sq\s*m|sq\s*cm|sq\s*km)\.?$"
+# a unit after the number, glued or spaced (`144km`, `100 m`, `2 m/s²`), read off only when the statement writes
+# the same unit after a number (`12km/hr`, `at 0.5 m/s²`): without that, `144km` may be the product 144·k·m
+_UNIT_AFTER = re.compile(
+    r"(?<=\d)\s*((?:km|cm|mm|kg|mg|ml|kmph|kmh|mph|hrs?|mins?|secs?|ft|yds?|m|s|g|h|N|J|W|K|Pa|Hz|sq\s*m|sq\s*cm"
+    r"|sq\s*km)(?:\s*/\s*(?:s|h|hr|min|km)(?:\^\s*\{?2\}?|\u00b2)?)?)\.?$"
 )
 _IMAGINARY = re.compile(
     r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![A-Za-z\\])i(?![A-Za-z])"
@@ -191,7 +192,7 @@ def parse_answer(
 ) -> Parsed | Miss:
     """Read an answer string (LaTeX or plain) into an exact sympy number, or say why not.
 
-    `problem` (the statement) lets a unit written against the number (`144km`) be read off when the
+    `problem` (the statement) lets a unit after the number (`144km`, `100 m`) be read off when the
     statement writes that unit after a number too."""
     from latex2sympy2_extended import latex2sympy
 
@@ -200,9 +201,13 @@ def parse_answer(
     raw = re.sub(r",\\!\s*", ",", str(answer))  # 11,\! 111,\! 100: LaTeX thousands separators
     s = _strip_outer(raw)
     s = _CURRENCY_BEFORE.sub("", s)  # \$18.90, Rs. 750: the currency is the unit, not the value
-    glued = _GLUED_UNIT.search(s)
-    if glued and problem and re.search(r"\d\s*" + re.escape(glued.group(1)) + r"(?![A-Za-z])", problem):
-        s = s[: glued.start()]
+    unit_after = _UNIT_AFTER.search(s)
+    if (
+        unit_after
+        and problem
+        and re.search(r"\d\s*" + re.escape(unit_after.group(1)) + r"(?![A-Za-z])", problem)
+    ):
+        s = s[: unit_after.start()]
     s = _UNIT_PAREN.sub("", s).strip()  # ASDiv: `38 (pages)`, `0.46 (dollars)`
     if _IMAGINARY.search(s):
         return Miss("complex number (has an i)")

@@ -179,6 +179,12 @@ def test_verifiability_classes_name_their_reason(problem, answer, status, klass)
             "3.00",
             "science/applied",
         ),
+        # a power of ten in Unicode superscripts (set H): an integer key of measured data is a rounding (29.89)
+        (
+            "Earth is 1.5×10⁸ km from the Sun and completes one orbit in 365 days. What is its orbital speed?",
+            "30 km/s",
+            "science/applied",
+        ),
         # a power of ten written beside the number is scientific notation; a unit in a kinematics answer
         ("What is the force between the two charges?", "8.99 $10^9 \\mathrm{~N}$", "scientific notation"),
         (
@@ -426,6 +432,43 @@ def test_whack_a_mole_is_no_chemistry():
         ("What was the change in the amount for Appliances in 2019 from 2018?", "-94", "rejected:needs_data"),
         ("In which year is the amount of total sales the largest?", "2019", "rejected:needs_data"),
         ("What is the sum of the first ten primes?", "129", "kept"),  # a number word is data
+        # set H (FinanceMath): the data sit in a table the source keeps in another field
+        (
+            "A business swapped a truck for land. The subsequent table outlines information on both assets: "
+            "the statement is most likely to reflect a loss of:",
+            "8184",
+            "rejected:needs_data",
+        ),
+        (
+            "He hedged with a six-month forward. Given Exhibit 1, what would have been the cash expenditure to "
+            "terminate the forward agreement?",
+            "489849",
+            "rejected:needs_data",
+        ),
+        (
+            "What is the annual economic profit for Chace's House Industry based on the collected data?",
+            "250000",
+            "rejected:needs_data",
+        ),
+        (
+            "The inventory account of a company experienced the following transactions in June: Under the "
+            "periodic FIFO inventory costing, what was the gross profit for June?",
+            "96",
+            "rejected:needs_data",
+        ),
+        (
+            "What is the impairment loss (in C$) for the printing equipment, as of 31 December 2010?",
+            "60000",
+            "rejected:needs_data",
+        ),  # a date is when, not data
+        (
+            "What is the accumulated amortization cost at the end of 2016 for the intangible asset?",
+            "400000",
+            "rejected:needs_data",
+        ),
+        # no number and no year: nothing is missing
+        ("How many edges does a cube have?", "12", "kept"),
+        ("How many atoms are there in C(CCl)C(CCCl)O? Answer (numerical number):", "18", "kept"),
     ],
 )
 def test_two_quantities_asked_and_questions_without_data_are_rejected(problem, answer, status):

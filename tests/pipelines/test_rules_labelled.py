@@ -44,7 +44,7 @@ DISPUTES = {"math500.jsonl:219"}
 # measured floors for the decimal class (see the docstring): old set 79/135, new set 19/55
 # (old 79/135, new 19/55 since 2026-11-29: `- 2.5` and `9.8 \mathrm{h}` had reached the fraction rule
 # without the decimal proof; they now take it and go to the LLM stage, as every one-place key does)
-NON_INTEGER_FLOOR = {"old": 0.58, "new": 0.34, "D": 0.83, "E": 0.46, "G": 0.2}
+NON_INTEGER_FLOOR = {"old": 0.58, "new": 0.34, "D": 0.83, "E": 0.46, "G": 0.2, "H": 0.18}
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
 # set D's written disputes (rule_labels_disputes.md, "Set D")
@@ -72,7 +72,21 @@ NOT_SEEN_G = {
 }
 
 
-@pytest.fixture(scope="module", params=["old", "new", "D", "E", "G"])
+# set H: two FinanceMath keys in a unit the question does not name (a swap spread of 0.37 points keyed 37, basis
+# points; a call price keyed per 100 of par); rule_labels_disputes.md, "Set H"
+NOT_SEEN_H = {"yale-nlp/FinanceMath/data/validation.json:7", "yale-nlp/FinanceMath/data/validation.json:20"}
+# set H's physics files: their integer keys come from measured data or constants and defer to a solver by design
+# (as SciBench's do); the integer target holds for its other sources (Math23K, SciEval chemistry, FinanceMath)
+PHYSICS_H = {
+    "DiasOnaibaev77IQ/BOING-PROJECT/kinematics_problems.js",
+    "inclusionAI/ABench/Physics/data/Phy_B_dynamic_100.csv",
+    "nicolekmartinez23-ops/ap-physics-practice/dataproblems.js",
+    "GaoZhitao121/UGPhysics/data/SemiconductorPhysics/en.jsonl",
+    "aamirazad/school/src/app/%CE%94/questions/gas.js",
+}
+
+
+@pytest.fixture(scope="module", params=["old", "new", "D", "E", "G", "H"])
 def scored(request):
     bench = _bench()
     labels, _ = bench.labels_of(request.param)  # D and E leave out their rows also in A/B
@@ -93,7 +107,7 @@ def test_enough_labels(scored):
     name, result = scored
     if name == "old":
         assert result["cases"] >= 400 and result["by_kind"]["approximate"]["cases"] >= 100
-    elif name in ("D", "E", "G"):
+    elif name in ("D", "E", "G", "H"):
         assert result["cases"] >= 150, result["cases"]
     else:  # issue 21: at least 300 new decisions, at least 100 science/applied decimals
         applied = sum(
@@ -106,7 +120,9 @@ def test_enough_labels(scored):
 
 def test_no_wrong_rewrite_kept_that_rules_could_see(scored):
     name, result = scored
-    allowed = ROUNDED_INTEGER_KEYS | DISPUTES | DISPUTES_C | DISPUTES_D | ILL_POSED_E | NOT_SEEN_G
+    allowed = (
+        ROUNDED_INTEGER_KEYS | DISPUTES | DISPUTES_C | DISPUTES_D | ILL_POSED_E | NOT_SEEN_G | NOT_SEEN_H
+    )
     wrong = {d["case_id"] for d in result["details"] if d["verdict"] == "wrong" and not d["source_key_wrong"]}
     assert wrong - allowed == set(), name
     # every class without an exact value: nothing kept
@@ -141,7 +157,10 @@ def test_right_rewrites_kept_per_class(scored):
     integer = [
         d
         for d in result["details"]
-        if d["kind"] == "integer" and d["eligible"] and not (name != "old" and d["file"] == "scibench.jsonl")
+        if d["kind"] == "integer"
+        and d["eligible"]
+        and not (name != "old" and d["file"] == "scibench.jsonl")
+        and not (name == "H" and d["file"] in PHYSICS_H)
     ]
     right = sum(d["verdict"] == "right" for d in integer)
     assert right >= 0.85 * len(integer), (name, right, len(integer))
