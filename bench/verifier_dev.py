@@ -55,7 +55,7 @@ def evaluate(cases: list[dict], timeout: float = 1.0) -> dict:
     wrong = []
     t0 = time.perf_counter()
     for i, c in enumerate(cases):
-        v = verifiers.check(c["pred"], c["gold"], timeout=timeout)
+        v = verifiers.check(c["pred"], c["gold"], timeout=timeout, question=c.get("question"))
         cls = case_class(c)
         s = per[cls]
         s[0] += 1

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass
 
 from verifiers import equations, forms, quickeval
-from verifiers.extract import Extraction, extract
+from verifiers.extract import Extraction, concluded_number_beside, extract
 from verifiers.kinds import kinds_differ, strip_membership
 from verifiers.normalize import CHINESE_QUALIFIER, chinese_joiners, normalize, split_unit
 from verifiers.numbers import numbers_equal, parse_number
@@ -333,6 +333,8 @@ def check(
         return Verdict(False, f"error:{type(e).__name__}", None)
     if v.equivalent and question and v.pred and restates_question(v.pred, gold, question):
         v = Verdict(False, "restates_question", v.pred, v.extracted, v.gold)
+    if not v.equivalent and question and not cut_off and v.reason in _UNREAD:
+        v = _question_reading(v, pred, gold, question, timeout)
     if v.extracted is None or v.gold is None:
         v = _with_reading(v, pred, gold, cut_off)
     if v.equivalent and question and v.extracted and not_the_asked_angle_unit(v.extracted, gold, question):
@@ -343,6 +345,25 @@ def check(
 _OPERATOR = re.compile(r"[-+*/^()]|\\[a-zA-Z]")
 _ASKED_ANGLE = re.compile(r"\bin\s+(radians|degrees)\b|(弧度|角度)(?:制)?表示", re.IGNORECASE)
 _DEGREE_SIGN = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree|\bdegrees?\b")
+
+
+# verdicts of a response whose answer was not read as one value: a concluding sentence may still name it
+_UNREAD = ("no_answer", "structure_mismatch", "unparsable", "numeric_mismatch")
+
+
+def _question_reading(v: Verdict, pred: str, gold: str, question: str, timeout: float) -> Verdict:
+    """A concluding sentence with several numbers (`Therefore, there are 9 divisors of 196.`) read with the
+    question: the one number the question does not hold (`concluded_number_beside`). Only a match is taken
+    from this second reading; otherwise the first verdict stands."""
+    if not isinstance(pred, str) or not isinstance(gold, str):
+        return v
+    ex = extract(pred)
+    text = ex.answer if ex.how == "answer_line" and ex.answer else pred if ex.how == "none" else None
+    number = concluded_number_beside(text, question, marked=ex.how == "answer_line") if text else None
+    if number is None:
+        return v
+    second = _check(number, gold, timeout, time.monotonic() + timeout, False)
+    return Verdict(True, second.reason, number, number, second.gold) if second.equivalent else v
 
 
 def not_the_asked_angle_unit(answer: str, gold: str, question: str) -> bool:

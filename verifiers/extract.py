@@ -148,9 +148,12 @@ _ANSWER_WORDS = frozenset(
 _TAIL = 4_000  # unmarked prose: only the end of the text is read
 
 
+_SEMICOLON_MATH = re.compile(r"^\[;\s*(.*?)\s*;\s*\]$", re.DOTALL)
+
+
 def _strip_wrapping(ans: str) -> str:
     """Remove markdown emphasis, `$...$` and a trailing period around an extracted value."""
-    ans = ans.strip()
+    ans = _SEMICOLON_MATH.sub(r"[;\1;]", ans.strip())
     for _ in range(3):
         before = ans
         ans = ans.strip().rstrip(".。").strip().strip("*_").strip()  # `**Answer: 34**` leaves `34**`
@@ -162,6 +165,7 @@ def _strip_wrapping(ans: str) -> str:
             ("$", "$"),
             ("\\(", "\\)"),
             ("\\[", "\\]"),
+            ("[;", ";]"),  # `[; 9 ;]`: the inline-math delimiters some models learned from web text
         ):
             if len(ans) >= len(left) + len(right) and ans.startswith(left) and ans.endswith(right):
                 inner = ans[len(left) : len(ans) - len(right)]
@@ -638,6 +642,29 @@ def _concluded_number(sent: str) -> str | None:
     return n.group(0).replace(",", "")
 
 
+def concluded_number_beside(text: str, question: str, *, marked: bool = False) -> str | None:
+    """With the question known: the one number of a concluding sentence that the question does not hold
+    (`Therefore, Kylar needs to pay $64 for the 16 glasses.` for a question about 16 glasses: 64). The
+    sentence is `text` when it is one sentence (an answer line that is prose), else `text`'s last sentence;
+    the rules of `_concluded_number` hold (conclusion word, no math, question or negation), and every other
+    number in it must be one of the question's. `marked`: the text is an answer line's value, itself the
+    commitment, so it needs no conclusion word (`9 positive divisors of 196`)."""
+    sent = text.strip() if "\n" not in text.strip() and len(text) <= _MAX_BARE else _last_sentence(text)
+    sent = sent.rstrip(".!?。").strip()
+    if not sent or not (marked or _CONCLUSION.match(sent)) or "?" in sent or re.search(r"\bnot\b|n't\b|\\|[=<>^]", sent):
+        return None
+    if re.search(r"[+*/×÷·]|\d\s*(?:[x\u2013-]|to)\s*\d", sent):  # `8 + 5`, `8 x 5`, `5-10`: arithmetic or a range
+        return None
+    given = {m.group(0).replace(",", "") for m in _NUMBER.finditer(question)}
+    new = [n for n in _NUMBER.finditer(sent) if n.group(0).replace(",", "") not in given]
+    if len(new) != 1 or _QUALIFIED.search(sent[: new[0].start()]):
+        return None
+    n = new[0]
+    if re.match(r"\s*(?:%|percent\b|/|\.\d|[a-zA-Z]*\d)", sent[n.end() :]):  # 40%, 3/4, a mixed token
+        return None
+    return n.group(0).replace(",", "")
+
+
 _WHOLE_ENV = re.compile(
     r"(?:\$\$|\\\[|\$)?\s*(\\begin\{([a-zA-Z]+\*?)\}.*\\end\{\2\})\s*(?:\$\$|\\\]|\$)?\s*\.?", re.DOTALL
 )
@@ -690,10 +717,20 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     once; otherwise the final 2,000 and then 16,000 characters are read, and their answer stands
     when the marker that decided sits well inside them (see `_window_decides`); only a response
     whose answer is not near its end is read whole. The same answer as reading it whole."""
+    text = _before_invented_turn(text, gold, cut_off)
+    if not gold:
+        headline = _HEADLINE.match(text)
+        if headline and re.search(r"[\d\\]", headline.group(1)) and len(headline.group(1).split()) <= 4:  # `$450\nExplanation: ... = $460`: the answer is the headline, the rest explains it
+            return Extraction((_strip_wrapping(headline.group(1)),), "bare", "", 0)
     if "<answer" in text or "<ANSWER" in text:  # the R1 format: `<answer>X</answer>` is an answer line
         last_open = text.lower().rfind("<answer>")
         if last_open >= 0 and "</answer>" not in text[last_open:].lower():
-            return NONE  # the tag never closes: the response was cut off inside its answer
+            # the tag never closes: cut off inside its answer, unless a finished box follows the tag
+            # (`<answer> Therefore ... \boxed{230} miles.`, or a malformed tag and a redone solution)
+            rest = text[last_open + len("<answer>") :]
+            if extract_boxed(rest) is None or _final_box_open(rest):
+                return NONE
+            text = text[:last_open] + "\n" + rest
         text = _ANSWER_TAG.sub(lambda m: "\nAnswer: " + " ".join(m.group(1).split()) + "\n", text)
     lo, hi = _content_span(text)
     ans, _, a_end = _last_lines_answer(text, lo, hi)
@@ -710,6 +747,36 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         if _window_decides(window, ex, start, box_end):
             return ex
     return _core(text, gold, cut_off)[0]
+
+
+# a turn the model invented after its answer (`User: ...`, `Assistant:`, `# Query:`, `### Instruction`): the
+# conversation's next message, not this response; `Question:` / `Q:` / `Problem:` (a few-shot prompt's next
+# item, lm-eval's stop words) only when the text before it has an answer
+_INVENTED_TURN = re.compile(
+    r"^[ \t]*(?:#+[ \t]*)?(?:User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)[ \t]*:", re.MULTILINE
+)
+_NEXT_QUESTION = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:Question|Q|Problem)[ \t]*:", re.MULTILINE)
+# a short value alone on the first line, then `Explanation:`: an answer-first format
+_HEADLINE = re.compile(
+    r"\s*([^\n]{1,40}?)[ \t]*\n[ \t]*(?:Explanation|Rationale|Reasoning|Justification)[ \t]*:", re.IGNORECASE
+)
+
+
+def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
+    """The response up to a turn it invented after its content (see `_INVENTED_TURN`)."""
+    if gold or ":" not in text:
+        return text
+    m = _INVENTED_TURN.search(text)
+    while m is not None and not _NONSPACE.search(text, 0, m.start()):
+        m = _INVENTED_TURN.search(text, m.end())
+    if m is not None:
+        text = text[: m.start()]
+    q = _NEXT_QUESTION.search(text)
+    while q is not None and not _NONSPACE.search(text, 0, q.start()):
+        q = _NEXT_QUESTION.search(text, q.end())
+    if q is not None and _extract(text[: q.start()], gold, cut_off).answers:
+        text = text[: q.start()]
+    return text
 
 
 def _window_decides(window: str, ex: Extraction, start: int, box_end: int) -> bool:
