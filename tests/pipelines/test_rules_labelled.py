@@ -8,7 +8,9 @@ agreement check). D measured the committed rules at 6 wrong kept (yes/no coded 1
 label, "Fig. Q7a", two quantitative-finance keys); those four classes were fixed after, so D is no
 longer blind for them (the measured figures are in the disputes file, "Set D"). Set E (AGIEval
 SAT/AQuA/MATH/Gaokao, GSM-hard, SingleEq, algebra word problems, Omni-MATH; 2026-11-29) was measured
-once as it arrived: no wrong rewrite that a rule could see (the disputes file, "Set E").
+once as it arrived: no wrong rewrite that a rule could see (the disputes file, "Set E"). Sets G (word
+problems, Chinese sets, FinQA/TAT-QA) and H (physics, finance, chemistry, Math23K) likewise, each with the few
+rows no rule can see allowed by name (the disputes file, "Set G", "Set H").
 Targets: no wrong rule rewrite kept; at least 85% of the right ones kept, per class. The labels
 were written from the statement and the key alone; disagreements are written down in
 tests/pipelines/data/rule_labels_disputes.md, never fixed by relabelling.
