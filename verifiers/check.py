@@ -339,6 +339,14 @@ def check(
         v = _with_reading(v, pred, gold, cut_off)
     if v.equivalent and question and v.extracted and not_the_asked_angle_unit(v.extracted, gold, question):
         v = Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)
+    if (
+        v.reason == "unit_converted"
+        and question
+        and forms.asked_unit(question) not in (None, v.pred.split()[-1])
+    ):
+        v = Verdict(
+            False, "unit_mismatch", v.pred, v.extracted, v.gold
+        )  # `1.5 h` for "How many minutes ...?"
     return v
 
 
@@ -563,8 +571,17 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     p, g = strip_membership(p), strip_membership(g)
     if not p:
         return Verdict(False, "no_answer", p)
-    if p_unit and g_unit and _units_differ(p_unit, g_unit):
-        return Verdict(False, "unit_mismatch", p)
+    if (
+        p_unit
+        and g_unit
+        and (_units_differ(p_unit, g_unit) or not (_PLAIN_NUMBER.fullmatch(p) and _PLAIN_NUMBER.fullmatch(g)))
+    ):
+        if forms.same_quantity(
+            p_body, p_unit, g_body, g_unit
+        ):  # `12 inches` for `1 foot`, `5 ft 6 in` for `66 in`
+            return Verdict(True, "unit_converted", f"{p} {p_unit}")
+        if _units_differ(p_unit, g_unit):
+            return Verdict(False, "unit_mismatch", p)
     if _hedged(p, g):
         return Verdict(False, "hedged", p)
     pi, gi = _INT.fullmatch(p), _INT.fullmatch(g)

@@ -8,7 +8,9 @@
 - clock times: `20:34`, `20:34:00` and `08:34 P.M.` are the same time;
 - ratios written with colons: `2:4:6:\\ldots` is `1:2:3:\\ldots` (proportional terms), `1:4:9:\\ldots`
   is not; terms after an ellipsis are never guessed;
-- set-builder notation `\\{x \\mid -3 < x < 4\\}`: the condition, for the interval rules.
+- set-builder notation `\\{x \\mid -3 < x < 4\\}`: the condition, for the interval rules;
+- quantities in two units of one dimension: `12 inches` is `1 foot`, `2 hours 30 minutes` is `2.5 hours`
+  (exact factors: SI prefixes, the inch as 2.54 cm, the foot, yard and mile from it; seconds to weeks).
 """
 
 from __future__ import annotations
@@ -155,3 +157,80 @@ def set_builder_condition(s: str) -> str | None:
     cond = m.group("cond")
     cond = re.sub(r"^\s*" + re.escape(m.group("v")) + r"\s*\\in\s*\\mathbb\{R\}\s*,?", "", cond)
     return cond.strip() or None
+
+
+# exact factors to one base unit per dimension (units as `verifiers.normalize.split_unit` spells them)
+_FACTOR: dict[str, tuple[str, Fraction]] = {
+    "mm": ("length", Fraction(1, 1000)),
+    "cm": ("length", Fraction(1, 100)),
+    "m": ("length", Fraction(1)),
+    "km": ("length", Fraction(1000)),
+    "in": ("length", Fraction(254, 10000)),
+    "ft": ("length", Fraction(3048, 10000)),
+    "yd": ("length", Fraction(9144, 10000)),
+    "mi": ("length", Fraction(1609344, 1000)),
+    "s": ("time", Fraction(1)),
+    "min": ("time", Fraction(60)),
+    "h": ("time", Fraction(3600)),
+    "days": ("time", Fraction(86400)),
+    "week": ("time", Fraction(604800)),
+    "weeks": ("time", Fraction(604800)),
+    "mg": ("mass", Fraction(1, 1000)),
+    "g": ("mass", Fraction(1)),
+    "kg": ("mass", Fraction(1000)),
+    "mL": ("volume", Fraction(1, 1000)),
+    "L": ("volume", Fraction(1)),
+}
+_PLAIN = re.compile(r"-?\d+(?:\.\d+)?")
+# `2 hours 30` (what split_unit leaves of `2 hours 30 minutes`): a whole part in a larger unit, then the rest
+_COMPOUND = re.compile(r"(\d+(?:\.\d+)?)\s*([A-Za-z]+)\.?\s*(?:and\s+)?(\d+(?:\.\d+)?)")
+
+
+def _unit_of(word: str) -> str | None:
+    from verifiers.normalize import split_unit
+
+    unit = split_unit("1 " + word)[1]
+    unit = {"kilometers": "km", "kilometres": "km", "millimeters": "mm", "millimetres": "mm", "metres": "m",
+            "centimetres": "cm", "milliliters": "mL", "millilitres": "mL", "litres": "L", "kilograms": "kg",
+            "milligrams": "mg", "hours": "h", "days": "days", "weeks": "weeks"}.get(unit, unit)  # fmt: skip
+    return unit if unit in _FACTOR else None
+
+
+def quantity(body: str, unit: str | None) -> tuple[str, Fraction] | None:
+    """(dimension, exact value in the base unit) of `body` in `unit` (`2.5`, `h`; `2 hours 30`, `min`), or None."""
+    if unit not in _FACTOR:
+        return None
+    dim, factor = _FACTOR[unit]
+    body = body.strip()
+    if _PLAIN.fullmatch(body):
+        return dim, Fraction(body) * factor
+    m = _COMPOUND.fullmatch(body)
+    big = _unit_of(m.group(2)) if m else None
+    if big is None or _FACTOR[big][0] != dim or _FACTOR[big][1] <= factor:
+        return None
+    return dim, Fraction(m.group(1)) * _FACTOR[big][1] + Fraction(m.group(3)) * factor
+
+
+def same_quantity(p_body: str, p_unit: str | None, g_body: str, g_unit: str | None) -> bool | None:
+    """Two quantities written in units of one dimension: equal after conversion (True / False), or None
+    when either is not a plain quantity in a known unit (then the units are compared as written)."""
+    p, g = quantity(p_body, p_unit), quantity(g_body, g_unit)
+    if p is None or g is None or p[0] != g[0]:
+        return None
+    return p[1] == g[1]
+
+
+_ASKED = re.compile(
+    r"\b(?:in|how many|number of|express(?:ed)? (?:it |your answer |the answer )?in)\s+(?:units of\s+)?"
+    r"(millimet(?:er|re)s?|centimet(?:er|re)s?|met(?:er|re)s?|kilomet(?:er|re)s?|inch(?:es)?|f(?:ee|oo)t|yards?|"
+    r"miles?|seconds?|minutes?|hours?|days?|weeks?|milligrams?|grams?|kilograms?|millilit(?:er|re)s?|lit(?:er|re)s?)\b",
+    re.IGNORECASE,
+)
+
+
+def asked_unit(question: str) -> str | None:
+    """The unit a question asks its answer in (`How many minutes ...`, `... in centimeters?`), as `split_unit`
+    spells it, when it names exactly one."""
+    units = {_unit_of(m.group(1).lower()) for m in _ASKED.finditer(question or "")}
+    units.discard(None)
+    return units.pop() if len(units) == 1 else None
