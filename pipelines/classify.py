@@ -16,15 +16,11 @@ import re
 import unicodedata
 from typing import Any
 
+from verifiers.forms import clean_choice, options
 from verifiers.normalize import NUMBER_WORDS, TENS_WORDS
 
 # choice labels: `\\textbf{(A)}`, `(A)`, and `A.` / `A．` / `A、` / `A:` after a line break or a space
 # (`\nA. 1032 B. 1132 C. 1232 D. 1332`, the Chinese sets' style: a run of these must start a line)
-_LABEL = re.compile(
-    r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-E])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-E])\s*\)"
-    r"|(?:(?<=\s)|^)(?P<d>[A-E])\s*[.．、:：](?=\s|\$|\d)"
-)
-_CHOICE_JUNK = re.compile(r"\\q?quad|\\[ ,;:!]|~|\$|\\\\|\\newline|\\hspace\{[^}]*\}|\\qquad")
 _PROOF = re.compile(
     r"\b(prove|proves|disprove|show that|show how|demonstrate that|justify your answer)\b", re.I
 )
@@ -416,50 +412,15 @@ def clean_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def _clean_choice(value: str) -> str:
-    value = _CHOICE_JUNK.sub(" ", value)
-    value = re.sub(r"\s+", " ", value).strip().rstrip(",;.").strip()
-    return value
-
-
 def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
     """(stem without the choices, {letter: value}) when `text` ends with choices (A) .. (D/E)."""
-    labels = list(_LABEL.finditer(text))
-
-    def letter(m: re.Match) -> str:
-        return m["w"] or m["b"] or m["d"]
-
-    # the last run of labels A, B, C, D[, E] in order, of one style
-    for start in range(len(labels) - 1, -1, -1):
-        if letter(labels[start]) != "A":
-            continue
-        dotted = labels[start]["d"] is not None
-        run = [labels[start]]
-        for m in labels[start + 1 :]:
-            if letter(m) == "ABCDE"[len(run)] and (m["d"] is not None) == dotted:
-                run.append(m)
-            if len(run) == 5:
-                break
-        if len(run) < (3 if dotted else 4):
-            continue
-        wrapped = sum(1 for m in run if m["w"]) >= len(run) - 1
-        before = text[: run[0].start()].rstrip(" \t$")
-        if dotted and before and not text[: run[0].start()].rstrip(" \t").endswith("\n"):
-            continue  # `A.` labels start their own line: `at point A. Then B. ...` is prose
-        if not wrapped and before and not before.endswith(("\n", "?", ".", ":")):
-            continue  # a bare "(A)" inside a sentence is not a choice list
-        choices = {}
-        for i, m in enumerate(run):
-            end = run[i + 1].start() if i + 1 < len(run) else len(text)
-            value = _clean_choice(text[m.end() : end])
-            # `(A)A)59`: the label written twice (AGIEval's AQuA rows)
-            choices[letter(m)] = re.sub(r"^\(?" + letter(m) + r"\)\s*(?=\S)", "", value)
-        if not all(choices.values()):
-            continue
-        # the stem: everything before the choices, without a dangling "$" that opened the choice line
-        stem = text[: run[0].start()].rstrip()
-        stem = re.sub(r"(\$\$|\$|\\\[|\\\()\s*$", "", stem).rstrip()
-        return clean_text(stem), choices
+    found = options(text)
+    if found is None:
+        return None
+    start, choices = found
+    # the stem: everything before the choices, without a dangling "$" that opened the choice line
+    stem = re.sub(r"(\$\$|\$|\\\[|\\\()\s*$", "", text[:start].rstrip()).rstrip()
+    return clean_text(stem), choices
     return None
 
 
@@ -473,7 +434,7 @@ def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
     m = re.search(r"\\(?:textbf|text|mathrm)\s*\{\s*\(([A-E])\)", answer)
     if m:
         return m.group(1)
-    value = _clean_choice(answer)
+    value = clean_choice(answer)
     hits = [k for k, v in choices.items() if v == value]
     return hits[0] if len(hits) == 1 else None
 

@@ -335,6 +335,8 @@ def check(
         v = Verdict(False, "restates_question", v.pred, v.extracted, v.gold)
     if not v.equivalent and question and not cut_off and v.reason in _UNREAD:
         v = _question_reading(v, pred, gold, question, timeout)
+    if not v.equivalent and question and not cut_off and v.reason != "too_large":
+        v = _option_reading(v, pred, gold, question, timeout)
     if v.extracted is None or v.gold is None:
         v = _with_reading(v, pred, gold, cut_off)
     if v.equivalent and question and v.extracted and not_the_asked_angle_unit(v.extracted, gold, question):
@@ -372,6 +374,32 @@ def _question_reading(v: Verdict, pred: str, gold: str, question: str, timeout: 
         return v
     second = _check(number, gold, timeout, time.monotonic() + timeout, False)
     return Verdict(True, second.reason, number, number, second.gold) if second.equivalent else v
+
+
+def _option_reading(v: Verdict, pred: str, gold: str, question: str, timeout: float) -> Verdict:
+    """A choice question (its options in `question`) answered by an option's value against a letter gold, or
+    by a letter against the value gold: equal when the value is that option's and no other option's."""
+    if not isinstance(pred, str) or not isinstance(gold, str):
+        return v
+    g = forms.choice(gold)
+    answer = extract(pred).answer
+    if not answer or not (g is None or not g[1]):
+        return v
+    a = forms.choice(answer)
+    letter_gold, letter_answer = g is not None, a is not None and not a[1]
+    if letter_gold == letter_answer:  # both letters (decided already) or both values (no options needed)
+        return v
+    found = forms.options(question)
+    if found is None:
+        return v
+    opts = found[1]
+    deadline = time.monotonic() + timeout
+    value = answer if letter_gold else gold
+    same = [k for k, text in opts.items() if _compare(value, text, deadline).equivalent]
+    letter = g[0] if letter_gold else a[0]
+    if same == [letter]:
+        return Verdict(True, "choice_value_match", answer, v.extracted, v.gold)
+    return v
 
 
 def not_the_asked_angle_unit(answer: str, gold: str, question: str) -> bool:

@@ -234,3 +234,55 @@ def asked_unit(question: str) -> str | None:
     units = {_unit_of(m.group(1).lower()) for m in _ASKED.finditer(question or "")}
     units.discard(None)
     return units.pop() if len(units) == 1 else None
+
+
+# choice labels: `\textbf{(A) }`, `(A)`, or `A.` / `A．` / `A、` / `A:` (these start a line)
+_OPTION_LABEL = re.compile(
+    r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-E])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-E])\s*\)"
+    r"|(?:(?<=\s)|^)(?P<d>[A-E])\s*[.．、:：](?=\s|\$|\d)"
+)
+_CHOICE_JUNK = re.compile(r"\\q?quad|\\[ ,;:!]|~|\$|\\\\|\\newline|\\hspace\{[^}]*\}|\\qquad")
+
+
+def clean_choice(value: str) -> str:
+    """An option's text without LaTeX spacing, `$` and trailing punctuation."""
+    value = _CHOICE_JUNK.sub(" ", value)
+    return re.sub(r"\s+", " ", value).strip().rstrip(",;.").strip()
+
+
+def options(text: str) -> tuple[int, dict[str, str]] | None:
+    """(where the choices start, {letter: option text}) when `text` ends with choices (A) .. (D/E): the last
+    run of labels A, B, C, D[, E] in order and of one style; dotted labels (`A.`) start their own line and
+    three of them suffice, bracketed ones need four; a bare `(A)` inside a sentence is no choice list."""
+    labels = list(_OPTION_LABEL.finditer(text))
+
+    def letter(m: re.Match) -> str:
+        return m["w"] or m["b"] or m["d"]
+
+    for start in range(len(labels) - 1, -1, -1):
+        if letter(labels[start]) != "A":
+            continue
+        dotted = labels[start]["d"] is not None
+        run = [labels[start]]
+        for m in labels[start + 1 :]:
+            if letter(m) == "ABCDE"[len(run)] and (m["d"] is not None) == dotted:
+                run.append(m)
+            if len(run) == 5:
+                break
+        if len(run) < (3 if dotted else 4):
+            continue
+        wrapped = sum(1 for m in run if m["w"]) >= len(run) - 1
+        before = text[: run[0].start()].rstrip(" \t$")
+        if dotted and before and not text[: run[0].start()].rstrip(" \t").endswith("\n"):
+            continue  # `A.` labels start their own line: `at point A. Then B. ...` is prose
+        if not wrapped and before and not before.endswith(("\n", "?", ".", ":")):
+            continue  # a bare "(A)" inside a sentence is not a choice list
+        choices = {}
+        for i, m in enumerate(run):
+            end = run[i + 1].start() if i + 1 < len(run) else len(text)
+            value = clean_choice(text[m.end() : end])
+            # `(A)A)59`: the label written twice (AGIEval's AQuA rows)
+            choices[letter(m)] = re.sub(r"^\(?" + letter(m) + r"\)\s*(?=\S)", "", value)
+        if all(choices.values()):
+            return run[0].start(), choices
+    return None
