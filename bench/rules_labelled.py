@@ -71,13 +71,15 @@ LABELS_G = [
 ]
 # a sixth, from 8 sources none of A-G used, 147 of 187 science, applied or finance rows (2026-11-29, third)
 LABELS_H = [DATA / "rule_labels_H.jsonl"]
+# a seventh: competition sources (MathOdyssey, PutnamBench, miniF2F's AIME/AMC, CMMLU mathematics; 2026-11-29)
+LABELS_I = [DATA / "rule_labels_I.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
-SETS = {"old": LABELS, "new": LABELS_NEW, "D": LABELS_D, "E": LABELS_E, "G": LABELS_G, "H": LABELS_H}
+SETS = {"old": LABELS, "new": LABELS_NEW, "D": LABELS_D, "E": LABELS_E, "G": LABELS_G, "H": LABELS_H, "I": LABELS_I}
 # --set: one set, "both" (old and new, as before D existed) or "all"
-SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"],
-               "both": ["old", "new"], "all": ["old", "new", "D", "E", "G", "H"]}  # fmt: skip
+SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"],
+               "both": ["old", "new"], "all": ["old", "new", "D", "E", "G", "H", "I"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -141,7 +143,7 @@ def labels_of(name: str) -> tuple[list[dict], list[dict]]:
     labels = load_labels(SETS[name])
     if name in OPTION_VALUES:
         labels = with_option_values(labels, OPTION_VALUES[name])
-    if name in ("G", "H"):
+    if name in ("G", "H", "I"):
         labels = [rounded_as_labelled(lab) for lab in labels]
     if name in ("D", "E"):
         return without_development_rows(labels)

@@ -405,10 +405,17 @@ _LETTER = re.compile(
 _THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+$")
 
 
+# layout a statement kept from its LaTeX source at its end: `\end{problem}`, `\noindent`, `\medskip`
+_LAYOUT_END = re.compile(
+    r"(?:\s|\\end\{(?:problem|question|exercise|enumerate)\}|\\(?:noindent|medskip|bigskip|smallskip|newline|par)\b)+$"
+)
+
+
 def clean_text(text: str) -> str:
-    """Unicode NFC, no trailing spaces, at most one blank line in a row, stripped."""
+    """Unicode NFC, no trailing spaces or LaTeX layout at the end, at most one blank line in a row, stripped."""
     text = unicodedata.normalize("NFC", text).replace("\r\n", "\n")
     text = "\n".join(line.rstrip() for line in text.split("\n"))
+    text = _LAYOUT_END.sub("", text)  # `... the sum?\n\end{problem}\n\noindent` (MathOdyssey)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
@@ -431,8 +438,10 @@ def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
     m = _LETTER.match(answer)
     if m:
         return m.group(1)
-    m = re.search(r"\\(?:textbf|text|mathrm)\s*\{\s*\(([A-E])\)", answer)
-    if m:
+    m = re.search(r"\\(?:textbf|text|mathrm)\s*\{\s*\(([A-E])\)", answer) or re.match(
+        r"\s*\(([A-E])\)\s", answer
+    )
+    if m:  # `\textbf{(C)}~8`, `(C) \sqrt 5`
         return m.group(1)
     value = clean_choice(answer)
     hits = [k for k, v in choices.items() if v == value]
@@ -487,6 +496,10 @@ def _load_json(value: Any) -> dict:
     return out if isinstance(out, dict) else {"_value": out}
 
 
+# the statement's last sentence gives the answer away: `Show that it is \\text{(E)}.`, `Show that the answer is 5.`
+_STATED_ANSWER = re.compile(r"\s*Show that (?:it|the answer) is\s+[^\n]{1,160}?\.?\s*$")
+
+
 def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = True) -> dict:
     """A copy of `record` with `checks.classify` filled in and, if unusable, a reject status.
 
@@ -503,6 +516,14 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     answer = rec.get("original_answer")
     reasons: list[str] = []
     info: dict[str, Any] = {}
+
+    # a statement that ends by stating its own answer (miniF2F's informal statements: `... Show that it is 75.`)
+    stated = _STATED_ANSWER.search(text)
+    key = re.sub(r"[\s$]", "", str(answer or ""))
+    if stated and stated.start() > 0 and key and key in re.sub(r"[\s$]", "", stated.group(0)):
+        text = text[: stated.start()].rstrip()
+        rec["problem"] = text
+        info["stated_answer_removed"] = stated.group(0).strip()
 
     # multiple choice
     mc = find_choices(text)

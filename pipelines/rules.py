@@ -165,6 +165,16 @@ _UNIT_AFTER = re.compile(
     r"(?<=\d)\s*((?:km|cm|mm|kg|mg|ml|kmph|kmh|mph|hrs?|mins?|secs?|ft|yds?|m|s|g|h|N|J|W|K|Pa|Hz|sq\s*m|sq\s*cm"
     r"|sq\s*km)(?:\s*/\s*(?:s|h|hr|min|km)(?:\^\s*\{?2\}?|\u00b2)?)?)\.?$"
 )
+# layout commands a key kept from its LaTeX source: `16\\ \noindent` (MathOdyssey)
+_LAYOUT_TAIL = re.compile(
+    r"(?:\s|\\\\|\\(?:noindent|newline|par|medskip|bigskip|smallskip)\b|\\vspace\*?\{[^}]*\})+$"
+)
+# a key written as a sentence with one value in math: `Show that $a=2$.`, `Show that the answer is $\frac13$.`
+_STATED_KEY = re.compile(r"(?:Show|Prove) that [^$\d]*\$([^$]+)\$[^$\d]*\.?")
+# a number and a Chinese measure word or unit (`24项`, `2个`, `15厘米`), not a scale (`3万` is 30000)
+_CJK_MEASURE = re.compile(
+    r"(-?\d+(?:\.\d+)?)\s*(?![\u4e00-\u9fff]*[十百万亿])(?!千(?![克米]))[\u4e00-\u9fff]{1,3}"
+)
 _IMAGINARY = re.compile(
     r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![A-Za-z\\])i(?![A-Za-z])"
 )
@@ -198,7 +208,15 @@ def parse_answer(
 
     if answer is None or not str(answer).strip():
         return Miss("empty answer", llm=False)
-    raw = re.sub(r",\\!\s*", ",", str(answer))  # 11,\! 111,\! 100: LaTeX thousands separators
+    raw = re.sub(
+        r",\\!\s*", ",", _LAYOUT_TAIL.sub("", str(answer))
+    )  # 11,\! 111,\! 100: LaTeX thousands separators
+    stated = _STATED_KEY.fullmatch(raw.strip())
+    if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
+        raw = stated.group(1)
+    chinese = _CJK_MEASURE.fullmatch(raw.strip())
+    if chinese:  # `24项`, `2个`, `15厘米`: a number and the word for what it counts
+        raw = chinese.group(1)
     s = _strip_outer(raw)
     s = _CURRENCY_BEFORE.sub("", s)  # \$18.90, Rs. 750: the currency is the unit, not the value
     unit_after = _UNIT_AFTER.search(s)

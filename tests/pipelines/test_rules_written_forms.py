@@ -58,3 +58,67 @@ def test_a_label_written_twice_is_not_part_of_the_option():
 def test_an_option_that_starts_with_another_letter_keeps_it():
     _, choices = find_choices("Which is largest?\n(A) B) is wrong (B) 2 (C) 3 (D) 4")
     assert choices["A"] == "B) is wrong"
+
+
+# set I (MathOdyssey, PutnamBench, miniF2F, CMMLU): keys and statements as those sources write them
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("16\\\\\n\\noindent", 16),  # LaTeX layout after the key
+        ("$127$\\\\\n\\noindent", 127),
+        ("Show that $a=2$.", 2),  # a key written as the sentence a proof would start from
+        ("Show that there are $10053$ excluded points.", 10053),
+        ("Show that the answer is $\\frac{1}{3}$.", sympy.Rational(1, 3)),
+        ("24项", 24),  # a number and a Chinese measure word or unit
+        ("2个", 2),
+        ("3千克", 3),
+        ("15厘米", 15),
+    ],
+)
+def test_keys_as_competition_sources_write_them(answer, value):
+    got = parse_answer(answer)
+    assert not isinstance(got, Miss), (answer, got)
+    assert sympy.simplify(got.value - value) == 0, (answer, got.value)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Show that the minimum is $5$, attained at $x=3$.",  # two values: which one is asked?
+        "3万",  # a scale: 30000, not 3 of something
+        "3千",
+        "不确定",
+    ],
+)
+def test_keys_that_are_not_one_stated_value_defer(answer):
+    assert isinstance(parse_answer(answer), Miss), answer
+
+
+def test_a_statement_that_states_its_own_answer_loses_that_sentence():
+    from pipelines.classify import classify
+
+    amc = (
+        "What is the largest possible value of the sum $I + M + O$?\n\n$\\textbf{(A)}\\ 23 \\qquad \\textbf{(B)}\\ 55"
+        " \\qquad \\textbf{(C)}\\ 99 \\qquad \\textbf{(D)}\\ 111 \\qquad \\textbf{(E)}\\ 671$ Show that it is \\text{(E)}."
+    )
+    rec = classify({"original_problem": amc, "original_answer": "\\text{(E)}"})
+    assert "Show that" not in rec["problem"] and rec["original_answer"] == "671"
+    rec = classify({"original_problem": "Find the least $n$. Show that it is 75.", "original_answer": "75"})
+    assert rec["problem"] == "Find the least $n$."
+    # a proof whose last sentence does not hold the key keeps it
+    proof = "Let $f(x) = x^3$. Show that it is increasing."
+    assert classify({"original_problem": proof, "original_answer": "proof"}).get("problem", proof) == proof
+
+
+def test_a_key_that_names_its_option_before_the_value():
+    from pipelines.classify import classify
+
+    text = "What is $a+b$?\n\n$\\text{(A) }1 \\qquad \\text{(B) }2 \\qquad \\text{(C) }\\sqrt 5 \\qquad \\text{(D) }\\sqrt 6 \\qquad \\text{(E) }3$"
+    rec = classify({"original_problem": text, "original_answer": "(C) \\sqrt 5"})
+    assert rec["original_answer"] == "\\sqrt 5", rec.get("checks")
+
+
+def test_latex_layout_at_the_end_of_a_statement_is_dropped():
+    from pipelines.classify import clean_text
+
+    assert clean_text("What is the sum?\n\t\n\\end{problem}\n\\noindent") == "What is the sum?"
