@@ -42,7 +42,14 @@ Markdown bold (`**42**`) after an `the answer is` sentence is a later answer and
 last of several boxes does (`The answer is **41**. Actually, recounting: **42**.`).
 
 Chat-template debris (`<|im_end|>`, `<|im_start|>user ...`, `</s>`, ...) ends the response: what
-follows it is never read.
+follows it is never read. So does a turn the model invented after its content (a line starting `User:`,
+`Assistant:`, `# Query:`; `Question:` / `Q:` only when the text before it has an answer): its answers answer
+another question.
+
+Formats that say where the answer is: the last `"answer"` field of a JSON object (`{"reasoning": ..., "answer":
+"5"}`) is an answer line; so is a critic's `Judgement:` line; a short value alone on the first line followed by
+`Explanation:` is an answer-first format, and that first line is the answer; an `<answer>` tag that never closes
+is a response cut off inside its answer unless a finished box follows it.
 
 Cost: reading from the end. The text is searched for `<` (the start of every chat-template token)
 at C speed (memchr; past a few dozen `<` of the reasoning's own inequalities, the token regex
@@ -56,6 +63,7 @@ single scan, so a 1 MB input or 10,000 nested braces cost milliseconds and never
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from typing import NamedTuple
@@ -90,7 +98,8 @@ NONE = Extraction((), "none")
 # `Answer: 34`, `**Answer:** 34`, `Final Answer: $34$`, `answer:34.` (case-insensitive); also
 # `Answer \[ 9 \]` and `Answer $ 9 $` with no colon when a math delimiter follows
 _ANSWER_LINE = re.compile(
-    r"^[ \t>#*_]*(?:final[ \t]+)?answer[ \t]*[*_]*[ \t]*(?:[:：]|(?=\\\[|\$|\\\())[ \t]*[*_]*[ \t]*(?P<ans>.*?)[ \t]*$",
+    r"^[ \t>#*_]*(?:final[ \t]+)?(?:answer|judge?ment(?=[ \t*_]*[:：]))[ \t]*[*_]*[ \t]*(?:[:：]|(?=\\\[|\$|\\\())[ \t]*[*_]*[ \t]*"
+    r"(?P<ans>.*?)[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 _SIMPLE_VALUE = re.compile(r"[*_ \t]*\$?[ \t]*(-?[0-9][0-9,]*(?:\.[0-9]+)?)[ \t]*\$?[ \t*_]*\.?[ \t*_]*")
@@ -718,6 +727,10 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     when the marker that decided sits well inside them (see `_window_decides`); only a response
     whose answer is not near its end is read whole. The same answer as reading it whole."""
     text = _before_invented_turn(text, gold, cut_off)
+    if '"answer"' in text or '"final_answer"' in text:
+        field = _json_answer(text)
+        if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
+            return Extraction((field,), "answer_line", "", 0) if field else NONE
     if not gold:
         headline = _HEADLINE.match(text)
         if headline and re.search(r"[\d\\]", headline.group(1)) and len(headline.group(1).split()) <= 4:  # `$450\nExplanation: ... = $460`: the answer is the headline, the rest explains it
@@ -760,6 +773,27 @@ _NEXT_QUESTION = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:Question|Q|Problem)[ \t]*:"
 _HEADLINE = re.compile(
     r"\s*([^\n]{1,40}?)[ \t]*\n[ \t]*(?:Explanation|Rationale|Reasoning|Justification)[ \t]*:", re.IGNORECASE
 )
+
+
+_JSON_ANSWER_KEY = re.compile(r'"(?:final_answer|answer)"\s*:\s*')
+_JSON = json.JSONDecoder(strict=False)  # model-written JSON keeps raw newlines inside its strings
+
+
+def _json_answer(text: str) -> str | None:
+    """The value of the last `"answer"` (or `"final_answer"`) field of a JSON object the response wrote
+    (ZeroEval, simple-evals JSON modes), as text; None when there is no such field or its value does not parse
+    (a response cut off inside it)."""
+    keys = list(_JSON_ANSWER_KEY.finditer(text))
+    if not keys:
+        return None
+    key = keys[-1]
+    try:
+        value, _ = _JSON.raw_decode(text, key.end())
+    except ValueError:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    return str(value).strip()
 
 
 def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:

@@ -352,7 +352,13 @@ def _normalize_once(answer: str) -> str:
         n = number_from_words(s)
         if n is not None:
             s = str(n)
+        elif s.lower() in _VERDICT_WORDS:
+            s = _VERDICT_WORDS[s.lower()]
     return s
+
+
+# a verdict on a solution (a critic's answer) in its usual synonyms: `incorrect` is `wrong`
+_VERDICT_WORDS = {"incorrect": "wrong", "wrong": "wrong", "correct": "correct"}
 
 
 def _ws_around(m: re.Match) -> str:

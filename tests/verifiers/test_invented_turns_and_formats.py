@@ -156,3 +156,41 @@ def test_arithmetic_or_a_range_is_never_read_as_its_first_number(text):
     question = "She has 5 apples and buys some more. How many now?"
     assert not verifiers.check(text, "8", question=question).equivalent
 
+
+# set U: structured answers and critics' verdicts
+JSON_RESPONSE = (
+    'Here is the solution in the requested JSON format:\n\n```json\n{\n    "reasoning": "a + b = 5 and ab = 9,\n'
+    '       so (a-1)(b-1) = 9 - 5 + 1 = 5.",\n    "answer": "5"\n}\n```'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        (JSON_RESPONSE, "5", True),
+        (JSON_RESPONSE, "9", False),
+        ('{"reasoning": "C(8,2) ways.", "answer": 28}', "28", True),  # a number, not a string
+        ('{"final_answer": "\\\\frac{1}{2}"}', "\\frac12", True),
+        ('{"reasoning": "the total is 12", "answer": ""}', "12", False),  # an empty field is no answer
+        ('{"reasoning": "the total is 12", "answer": "1', "12", False),  # cut off inside the field
+    ],
+)
+def test_a_json_answer_field(text, gold, equal):
+    assert verifiers.check(text, gold).equivalent is equal
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        (
+            "Step 2 adds the times.\n\nFinal Judgement: incorrect\n\nFirst Error Step: 1\n\nError Analysis: ...",
+            "wrong",
+            True,
+        ),
+        ("Step 2 adds the times.\n\nFinal Judgement: incorrect", "correct", False),
+        ("The answer is $18.\nJudgement: Correct.", "Correct", True),
+        ("The answer is $18.\nJudgement: Correct.", "wrong", False),
+    ],
+)
+def test_a_critics_judgement_line(text, gold, equal):
+    assert verifiers.check(text, gold).equivalent is equal
