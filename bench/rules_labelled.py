@@ -67,7 +67,7 @@ LABELS_D = [DATA / "rule_labels_D.jsonl"]  # a third blind set, labelled after t
 LABELS_E = [DATA / "rule_labels_E.jsonl"]  # a fourth, from sources none of A-D used (2026-11-29)
 LABELS_G = [
     DATA / "rule_labels_G.jsonl"
-  # a fifth, from 11 sources none of A-E used (2026-11-29, second session)
+    # a fifth, from 11 sources none of A-E used (2026-11-29, second session)
 ]
 # a sixth, from 8 sources none of A-G used, 147 of 187 science, applied or finance rows (2026-11-29, third)
 LABELS_H = [DATA / "rule_labels_H.jsonl"]
@@ -76,7 +76,15 @@ LABELS_I = [DATA / "rule_labels_I.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
-SETS = {"old": LABELS, "new": LABELS_NEW, "D": LABELS_D, "E": LABELS_E, "G": LABELS_G, "H": LABELS_H, "I": LABELS_I}
+SETS = {
+    "old": LABELS,
+    "new": LABELS_NEW,
+    "D": LABELS_D,
+    "E": LABELS_E,
+    "G": LABELS_G,
+    "H": LABELS_H,
+    "I": LABELS_I,
+}
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"],
                "both": ["old", "new"], "all": ["old", "new", "D", "E", "G", "H", "I"]}  # fmt: skip

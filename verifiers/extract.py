@@ -660,9 +660,16 @@ def concluded_number_beside(text: str, question: str, *, marked: bool = False) -
     commitment, so it needs no conclusion word (`9 positive divisors of 196`)."""
     sent = text.strip() if "\n" not in text.strip() and len(text) <= _MAX_BARE else _last_sentence(text)
     sent = sent.rstrip(".!?。").strip()
-    if not sent or not (marked or _CONCLUSION.match(sent)) or "?" in sent or re.search(r"\bnot\b|n't\b|\\|[=<>^]", sent):
+    if (
+        not sent
+        or not (marked or _CONCLUSION.match(sent))
+        or "?" in sent
+        or re.search(r"\bnot\b|n't\b|\\|[=<>^]", sent)
+    ):
         return None
-    if re.search(r"[+*/×÷·]|\d\s*(?:[x\u2013-]|to)\s*\d", sent):  # `8 + 5`, `8 x 5`, `5-10`: arithmetic or a range
+    if re.search(
+        r"[+*/×÷·]|\d\s*(?:[x\u2013-]|to)\s*\d", sent
+    ):  # `8 + 5`, `8 x 5`, `5-10`: arithmetic or a range
         return None
     given = {m.group(0).replace(",", "") for m in _NUMBER.finditer(question)}
     new = [n for n in _NUMBER.finditer(sent) if n.group(0).replace(",", "") not in given]
@@ -733,7 +740,9 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             return Extraction((field,), "answer_line", "", 0) if field else NONE
     if not gold:
         headline = _HEADLINE.match(text)
-        if headline and re.search(r"[\d\\]", headline.group(1)) and len(headline.group(1).split()) <= 4:  # `$450\nExplanation: ... = $460`: the answer is the headline, the rest explains it
+        if (
+            headline and re.search(r"[\d\\]", headline.group(1)) and len(headline.group(1).split()) <= 4
+        ):  # `$450\nExplanation: ... = $460`: the answer is the headline, the rest explains it
             return Extraction((_strip_wrapping(headline.group(1)),), "bare", "", 0)
     if "<answer" in text or "<ANSWER" in text:  # the R1 format: `<answer>X</answer>` is an answer line
         last_open = text.lower().rfind("<answer>")
@@ -766,7 +775,8 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
 # conversation's next message, not this response; `Question:` / `Q:` / `Problem:` (a few-shot prompt's next
 # item, lm-eval's stop words) only when the text before it has an answer
 _INVENTED_TURN = re.compile(
-    r"^[ \t]*(?:#+[ \t]*)?(?:User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)[ \t]*:", re.MULTILINE
+    r"^[ \t]*(?:#+[ \t]*)?(?:User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)[ \t]*:",
+    re.MULTILINE,
 )
 _NEXT_QUESTION = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:Question|Q|Problem)[ \t]*:", re.MULTILINE)
 # a short value alone on the first line, then `Explanation:`: an answer-first format
