@@ -734,7 +734,7 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     when the marker that decided sits well inside them (see `_window_decides`); only a response
     whose answer is not near its end is read whole. The same answer as reading it whole."""
     text = _before_invented_turn(text, gold, cut_off)
-    if '"answer"' in text or '"final_answer"' in text:
+    if _JSON_ANSWER_KEY.search(text):
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
             return Extraction((field,), "answer_line", "", 0) if field else NONE
@@ -774,11 +774,12 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
 # a turn the model invented after its answer (`User: ...`, `Assistant:`, `# Query:`, `### Instruction`): the
 # conversation's next message, not this response; `Question:` / `Q:` / `Problem:` (a few-shot prompt's next
 # item, lm-eval's stop words) only when the text before it has an answer
-_INVENTED_TURN = re.compile(
-    r"^[ \t]*(?:#+[ \t]*)?(?:User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)[ \t]*:",
-    re.MULTILINE,
+# (each starts with the newline before it: a literal first character lets the search skip ahead at C speed, and
+# a marker on the first line has no content before it anyway)
+_NEXT_TURN = re.compile(
+    r"\n[ \t]*(?:#+[ \t]*)?(?:(?P<turn>User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)"
+    r"|Question|Q|Problem)[ \t]*:"
 )
-_NEXT_QUESTION = re.compile(r"^[ \t]*(?:#+[ \t]*)?(?:Question|Q|Problem)[ \t]*:", re.MULTILINE)
 # a short value alone on the first line, then `Explanation:`: an answer-first format
 _HEADLINE = re.compile(
     r"\s*([^\n]{1,40}?)[ \t]*\n[ \t]*(?:Explanation|Rationale|Reasoning|Justification)[ \t]*:", re.IGNORECASE
@@ -807,19 +808,20 @@ def _json_answer(text: str) -> str | None:
 
 
 def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
-    """The response up to a turn it invented after its content (see `_INVENTED_TURN`)."""
+    """The response up to a turn it invented after its content (see `_NEXT_TURN`): one scan of the text."""
     if gold or ":" not in text:
         return text
-    m = _INVENTED_TURN.search(text)
-    while m is not None and not _NONSPACE.search(text, 0, m.start()):
-        m = _INVENTED_TURN.search(text, m.end())
-    if m is not None:
-        text = text[: m.start()]
-    q = _NEXT_QUESTION.search(text)
-    while q is not None and not _NONSPACE.search(text, 0, q.start()):
-        q = _NEXT_QUESTION.search(text, q.end())
-    if q is not None and _extract(text[: q.start()], gold, cut_off).answers:
-        text = text[: q.start()]
+    question = None
+    for m in _NEXT_TURN.finditer(text):
+        if not _NONSPACE.search(text, 0, m.start()):
+            continue  # nothing before it: the response starts with it
+        if m.group("turn"):
+            text = text[: m.start()]
+            break
+        if question is None:
+            question = m.start()
+    if question is not None and question < len(text) and _extract(text[:question], gold, cut_off).answers:
+        text = text[:question]
     return text
 
 
