@@ -73,6 +73,8 @@ LABELS_G = [
 LABELS_H = [DATA / "rule_labels_H.jsonl"]
 # a seventh: competition sources (MathOdyssey, PutnamBench, miniF2F's AIME/AMC, CMMLU mathematics; 2026-11-29)
 LABELS_I = [DATA / "rule_labels_I.jsonl"]
+# an eighth: Open-Reasoner-Zero's RL corpus, JEEBench, LANTITE numeracy tests (2026-11-29)
+LABELS_J = [DATA / "rule_labels_J.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -84,10 +86,11 @@ SETS = {
     "G": LABELS_G,
     "H": LABELS_H,
     "I": LABELS_I,
+    "J": LABELS_J,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
-SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"],
-               "both": ["old", "new"], "all": ["old", "new", "D", "E", "G", "H", "I"]}  # fmt: skip
+SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"], "J": ["J"],
+               "both": ["old", "new"], "all": ["old", "new", "D", "E", "G", "H", "I", "J"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -151,7 +154,7 @@ def labels_of(name: str) -> tuple[list[dict], list[dict]]:
     labels = load_labels(SETS[name])
     if name in OPTION_VALUES:
         labels = with_option_values(labels, OPTION_VALUES[name])
-    if name in ("G", "H", "I"):
+    if name in ("G", "H", "I", "J"):
         labels = [rounded_as_labelled(lab) for lab in labels]
     if name in ("D", "E"):
         return without_development_rows(labels)

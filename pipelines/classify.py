@@ -44,8 +44,10 @@ _FIGURE = re.compile(
 )
 _SHOWN = re.compile(r"\bshown (below|above|here|at (the )?(right|left))\b", re.I)
 _SHOWN_IN_TEXT = re.compile(
-    r"\n\s*\||\\begin\{(tabular|array)|\$\$|\\\["
-)  # a table or display the text carries
+    r"\n\s*\||\\begin\{(tabular|array)|\$\$|\\\[|<table\b"
+)  # a table or display the text carries (Markdown, LaTeX, HTML)
+# an image the statement links (`<img src=...>`, `![graph](...)`): its data are not in the text
+_IMAGE = re.compile(r"<img\b|!\[[^\]]*\]\(", re.I)
 _SEVERAL = re.compile(
     r"\b(find|determine|list|give) all\b|\ball (possible )?(values|solutions|pairs|triples|integers|numbers|"
     r"real numbers|functions|polynomials)\b",
@@ -105,7 +107,20 @@ _ONE_OF_MANY = re.compile(
     r"(one|an|any|some) (examples?|values?|such|solution)\b|\b(give|provide|construct|exhibit|find) an example\b|"
     r"\bfor example,? (find|give|write)\b|\b(find|give|determine|choose|name|write( down)?) (a|an|any|some|one) "
     r"([\w$\\{}^()]+\s+){0,3}?(such that|for which|so that|that satisf|satisfying|with the property)|"
+    r"\b(find|give|name|write( down)?) (another|one more)\b|"
     r"写出一个|一个符合|任意一个|一个取值|一个值|写出满足|举出一个|举一个",
+    re.I,
+)
+# "how many", "what is", "find": a number is asked besides any "how can"
+_ASKS_NUMBER = re.compile(
+    r"\bhow (?:many|much|long|far|old|large|big|fast|tall|high|often)\b|\b(?:what|find|compute|calculate|determine) (?:is|was|are|the)\b",
+    re.I,
+)
+# a construction asked for ("How can he do this?", "How could he do it? Provide two possibilities."): a number is
+# no answer to it
+_CONSTRUCTION = re.compile(
+    r"(?:^|[.?!]\s+)how (?:can|could|should|would|might|do|does|did) (?!(?:\w+ ){0,3}?(?:many|much|long|far|old|large|"
+    r"big|fast|tall|high|often)\b)[^?.]*\?|\bprovide (?:two|three|several|all) (?:possibilities|ways|examples)\b",
     re.I,
 )
 # several asks in one statement collapsed to one key: "find $g(2)$ and $g'(2)$", "find a and b",
@@ -357,6 +372,7 @@ VERIFIABILITY = {
     "multi_part": "multi-part",
     "several_blanks": "multi-part",
     "one_of_many": "several values",
+    "construction": "proof",
     "approximate": "approximate / estimation",
     "needs_diagram": "refers to a figure",
     "diagram": "refers to a figure",
@@ -435,9 +451,9 @@ def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
     """The letter an answer names: `C`, `(C)`, `\\textbf{(C)}~8`, or a value equal to one choice."""
     if not answer:
         return None
-    m = _LETTER.match(answer)
-    if m:
-        return m.group(1)
+    m = _LETTER.match(answer) or re.fullmatch(r"\s*\(?([a-e])\)?\.?\s*", answer)
+    if m:  # `C`, `(C)`; a lower-case key (`c`) names the same option
+        return m.group(1).upper()
     m = re.search(r"\\(?:textbf|text|mathrm)\s*\{\s*\(([A-E])\)", answer) or re.match(
         r"\s*\(([A-E])\)\s", answer
     )
@@ -564,6 +580,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("approximate")
     if _ONE_OF_MANY.search(text):
         reasons.append("one_of_many")
+    if _CONSTRUCTION.search(text) and not _ASKS_NUMBER.search(text):
+        reasons.append("construction")
     if (_OUTSIDE_DATA.search(text) and not _SHOWN_IN_TEXT.search(text)) or no_data(text, answer):
         reasons.append("needs_data")
     if not mc and len(_BLANK.findall(text)) >= 2:
@@ -585,7 +603,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         info["diagram"] = "asy"
         if reject_diagrams:
             reasons.append("diagram")
-    elif acquired.get("diagram") == "image":
+    elif acquired.get("diagram") == "image" or _IMAGE.search(text):
         info["diagram"] = "image"
         reasons.append("needs_diagram")
     elif (

@@ -175,6 +175,8 @@ _STATED_KEY = re.compile(r"(?:Show|Prove) that [^$\d]*\$([^$]+)\$[^$\d]*\.?")
 _CJK_MEASURE = re.compile(
     r"(-?\d+(?:\.\d+)?)\s*(?![\u4e00-\u9fff]*[十百万亿])(?!千(?![克米]))[\u4e00-\u9fff]{1,3}"
 )
+# a key that shows its arithmetic: numbers and operators only, `=`, the value
+_WORKED = re.compile(r"([-+*/()\d\s.]+)=\s*(-?[\d.]+)")
 _IMAGINARY = re.compile(
     r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![A-Za-z\\])i(?![A-Za-z])"
 )
@@ -253,6 +255,12 @@ def parse_answer(
         return Miss("an equation (a line, a directrix), not one number")
     if m and "=" not in m.group(3):
         s = m.group(3)  # `k=1`, `M=\frac{9}{32}\sqrt{2}`: drop the name
+    worked = _WORKED.fullmatch(s)
+    if worked:  # `-12 + (-10) + (-6) + 0 + 8 = -20`: the value, when the arithmetic before it gives it
+        lhs, rhs = parse_answer(worked.group(1)), parse_answer(worked.group(2))
+        if isinstance(lhs, Parsed) and isinstance(rhs, Parsed) and sympy.simplify(lhs.value - rhs.value) == 0:
+            return rhs
+        return Miss("a worked key whose arithmetic does not give its value")
     if "=" in s:
         return Miss("equation or function")
     unit = None

@@ -250,14 +250,29 @@ def clean_choice(value: str) -> str:
     return re.sub(r"\s+", " ", value).strip().rstrip(",;.").strip()
 
 
+# lower-case labels `a.` / `a)` (LANTITE, MathQA): only as a run of four or more, the first starting a line; never
+# `(a)`, which labels the parts of a problem
+_LOWER_LABEL = re.compile(r"(?:(?<=\s)|^)(?P<d>[a-e])\s*[.)](?=\s)")
+
+
 def options(text: str) -> tuple[int, dict[str, str]] | None:
     """(where the choices start, {letter: option text}) when `text` ends with choices (A) .. (D/E): the last
     run of labels A, B, C, D[, E] in order and of one style; dotted labels (`A.`) start their own line and
-    three of them suffice, bracketed ones need four; a bare `(A)` inside a sentence is no choice list."""
-    labels = list(_OPTION_LABEL.finditer(text))
+    three of them suffice, bracketed ones need four; a bare `(A)` inside a sentence is no choice list.
+    Lower-case labels (`a. 320 550 b. 321 000 ...`) are read, as upper-case letters, when no upper-case run is."""
+    found = _options(text, _OPTION_LABEL, 3)
+    if found is None and re.search(r"(?:^|\n)\s*a\s*[.)]\s", text):
+        found = _options(text, _LOWER_LABEL, 4)
+        if found is not None:
+            found = found[0], {k.upper(): v for k, v in found[1].items()}
+    return found
+
+
+def _options(text: str, label: re.Pattern, dotted_min: int) -> tuple[int, dict[str, str]] | None:
+    labels = list(label.finditer(text))
 
     def letter(m: re.Match) -> str:
-        return m["w"] or m["b"] or m["d"]
+        return (m.groupdict().get("w") or m.groupdict().get("b") or m["d"]).upper()
 
     for start in range(len(labels) - 1, -1, -1):
         if letter(labels[start]) != "A":
@@ -269,9 +284,9 @@ def options(text: str) -> tuple[int, dict[str, str]] | None:
                 run.append(m)
             if len(run) == 5:
                 break
-        if len(run) < (3 if dotted else 4):
+        if len(run) < (dotted_min if dotted else 4):
             continue
-        wrapped = sum(1 for m in run if m["w"]) >= len(run) - 1
+        wrapped = sum(1 for m in run if m.groupdict().get("w")) >= len(run) - 1
         before = text[: run[0].start()].rstrip(" \t$")
         if dotted and before and not text[: run[0].start()].rstrip(" \t").endswith("\n"):
             continue  # `A.` labels start their own line: `at point A. Then B. ...` is prose

@@ -122,3 +122,91 @@ def test_latex_layout_at_the_end_of_a_statement_is_dropped():
     from pipelines.classify import clean_text
 
     assert clean_text("What is the sum?\n\t\n\\end{problem}\n\\noindent") == "What is the sum?"
+
+
+# set J (Open-Reasoner-Zero's corpus, LANTITE, JEEBench)
+def _reasons(problem: str, answer: str) -> list[str]:
+    import json
+
+    from pipelines.classify import classify
+
+    return json.loads(classify({"original_problem": problem, "original_answer": answer})["checks"])[
+        "classify"
+    ]["reasons"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "reason"),
+    [
+        (
+            "He wants to cut as many 3 x 5 blanks as possible from a 22 x 15 sheet. How can he do this?",
+            "22",
+            "construction",
+        ),
+        (
+            "Each customer gets the same number of plants. How could he do it? Provide two possibilities.",
+            "202",
+            "construction",
+        ),
+        (
+            "9^2 has divisor sum 121 = 11^2. Please find another square number with the above property.",
+            "400",
+            "one_of_many",
+        ),
+        (
+            "The boxplot below shows the marks. <br> <img src='images/t1.jpg'> <br>What was the median mark?",
+            "36",
+            "needs_diagram",
+        ),
+        ("Find the area of the region.\n![figure](fig1.png)", "12", "needs_diagram"),
+    ],
+)
+def test_constructions_other_examples_and_linked_images_are_rejected(problem, answer, reason):
+    assert reason in _reasons(problem, answer)
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        ("How many ways can he do this?", "3"),  # a count is asked
+        ("How long does the trip take if he drives at 60 km per hour for 120 km?", "2"),
+    ],
+)
+def test_a_number_asked_is_no_construction(problem, answer):
+    assert "construction" not in _reasons(problem, answer)
+
+
+def test_an_html_table_carries_its_data():
+    problem = (
+        "The probability of drawing each colour is given in the following table.<br><table><tr><td>Red</td>"
+        "<td>0.5</td></tr><tr><td>Blue</td><td>0.25</td></tr></table><br>If there are 80 blue tickets, how many red?"
+    )
+    assert "needs_data" not in _reasons(problem, "160")
+
+
+def test_lower_case_option_labels_and_a_lower_case_key():
+    from pipelines.classify import classify
+
+    problem = "Which is 2/4 + 1/3?\na. 1/7 b. 3/4 c. 5/6 d. 2/12"
+    rec = classify({"original_problem": problem, "original_answer": "c"})
+    assert rec["original_answer"] == "5/6"
+    parts = "(a) Find x. (b) Find y. (c) Find z. (d) Find w."  # labelled parts are no options
+    assert _classified(parts)["multiple_choice"] is False
+
+
+def _classified(problem: str) -> dict:
+    import json
+
+    from pipelines.classify import classify
+
+    return json.loads(classify({"original_problem": problem, "original_answer": "3"})["checks"])["classify"]
+
+
+@pytest.mark.parametrize(("answer", "value"), [("-12 + (-10) + (-6) + 0 + 8 = -20", -20), ("2*3 = 6", 6)])
+def test_a_key_that_shows_its_arithmetic(answer, value):
+    got = parse_answer(answer)
+    assert not isinstance(got, Miss) and got.value == value
+
+
+def test_a_key_whose_arithmetic_does_not_give_its_value_defers():
+    assert isinstance(parse_answer("3 + 4 = 8"), Miss)
