@@ -325,6 +325,8 @@ def check(
     but nothing was solved, and a policy rewarded for it learns to copy the question. An angle equal in
     value but in another unit than the question asks for ("in radians": `30^\\circ`) is `unit_mismatch`.
     """
+    if isinstance(gold, str) and ("（" in gold or "(" in gold or "①" in gold):
+        gold = forms.value_part(gold) or gold  # `（1）证明见解析；（2）3+\sqrt{2}`: the part with a value
     try:
         v = _check(pred, gold, timeout, time.monotonic() + timeout, cut_off)
     except RecursionError:
@@ -337,6 +339,8 @@ def check(
         v = _question_reading(v, pred, gold, question, timeout)
     if not v.equivalent and question and not cut_off and v.reason != "too_large":
         v = _option_reading(v, pred, gold, question, timeout)
+    if not v.equivalent and v.reason not in ("too_large", "no_answer") and isinstance(gold, str):
+        v = _part_reading(v, pred, gold, timeout)
     if v.extracted is None or v.gold is None:
         v = _with_reading(v, pred, gold, cut_off)
     if v.equivalent and question and v.extracted and not_the_asked_angle_unit(v.extracted, gold, question):
@@ -349,6 +353,10 @@ def check(
         v = Verdict(
             False, "unit_mismatch", v.pred, v.extracted, v.gold
         )  # `1.5 h` for "How many minutes ...?"
+    if v.equivalent and question and v.pred and forms.factored_incompletely(v.pred, question):
+        v = Verdict(
+            False, "not_factored_completely", v.pred, v.extracted, v.gold
+        )  # `(6-2x)(6+2x)`: 2 is left
     return v
 
 
@@ -374,6 +382,25 @@ def _question_reading(v: Verdict, pred: str, gold: str, question: str, timeout: 
         return v
     second = _check(number, gold, timeout, time.monotonic() + timeout, False)
     return Verdict(True, second.reason, number, number, second.gold) if second.equivalent else v
+
+
+def _part_reading(v: Verdict, pred: str, gold: str, timeout: float) -> Verdict:
+    """A multi-part gold (`（1）\\cos A=\\frac13（2）CE=3\\sqrt5`) against an answer with the same parts: equal when
+    every part is."""
+    g_parts = forms.parts(gold)
+    if not g_parts or not isinstance(pred, str):
+        return v
+    answer = extract(pred).answer
+    last_line = pred.strip().rsplit("\n", 1)[-1]  # `最终结果：\n(1) a=-3；(2) ...；(3) k=-2`
+    p_parts = next((ps for ps in map(forms.parts, filter(None, (answer, last_line))) if ps), None)
+    if not p_parts or len(p_parts) != len(g_parts):
+        return v
+    deadline = time.monotonic() + timeout
+    for p, g in zip(p_parts, g_parts, strict=True):
+        left = deadline - time.monotonic()
+        if left <= 0 or not _check(p, g, left, deadline, False).equivalent:
+            return v
+    return Verdict(True, "parts_match", "; ".join(p_parts), v.extracted, v.gold)
 
 
 def _option_reading(v: Verdict, pred: str, gold: str, question: str, timeout: float) -> Verdict:

@@ -109,6 +109,7 @@ _BOXED = re.compile(r"\\(?:boxed|fbox|framebox)\s*\{")
 _BOXED_SPACE = re.compile(r"\\boxed ([^\s$]+)")
 _GSM8K = re.compile(r"^\s*####\s*(?P<ans>.+?)\s*$", re.MULTILINE)
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?|-?\.\d+")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 # `the answer is`, `the answer (arabic numerals) is` (zero-shot CoT), and the Chinese sentences
 # `答案是/为`, `正确答案是选项`, `故选：B`, and GAOKAO-Bench's `【答案】: A`
 _SENTENCE = re.compile(
@@ -505,9 +506,13 @@ def _answer_after_last_box(text: str) -> str | None:
 
 
 def _gsm8k(text: str) -> str | None:
+    """GSM8K's `#### 72`: the last such line that holds a value, not a Markdown heading (`#### (2) 求周长`,
+    `#### Step 3: the total`)."""
     last = None
     for m in _GSM8K.finditer(text):
-        last = m.group("ans")
+        ans = m.group("ans")
+        if not _CJK.search(ans) and len(re.findall(r"[A-Za-z]{2,}", _MATH_SPAN.sub(" ", ans))) <= 2:
+            last = ans
     return _strip_wrapping(last).replace(",", "") if last else None
 
 
@@ -734,6 +739,8 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     when the marker that decided sits well inside them (see `_window_decides`); only a response
     whose answer is not near its end is read whole. The same answer as reading it whole."""
     text = _before_invented_turn(text, gold, cut_off)
+    if not gold and ("注" in text[-_TAIL:] or "Note" in text[-_TAIL:]):
+        text = _TRAILING_NOTE.sub("", text)  # `（注：三边长为 1, √2, 2。）` after the answer: a remark, not the answer
     if _JSON_ANSWER_KEY.search(text):
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
@@ -780,6 +787,8 @@ _NEXT_TURN = re.compile(
     r"\n[ \t]*(?:#+[ \t]*)?(?:(?P<turn>User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)"
     r"|Question|Q|Problem)[ \t]*:"
 )
+# a remark in brackets that ends the response: `（注：...）`, `(Note: ...)`
+_TRAILING_NOTE = re.compile(r"\n\s*[（(]\s*(?:注|Note|NB)\s*[:：][^\n]*[）)]\s*$")
 # a short value alone on the first line, then `Explanation:`: an answer-first format
 _HEADLINE = re.compile(
     r"\s*([^\n]{1,40}?)[ \t]*\n[ \t]*(?:Explanation|Rationale|Reasoning|Justification)[ \t]*:", re.IGNORECASE

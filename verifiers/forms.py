@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -39,8 +40,10 @@ def choice(s: str) -> tuple[str, str] | None:
     if m is None or bool(m.group("open")) != bool(m.group("close")):
         return None
     rest = m.group("rest").strip()
-    if m.group("l") > "E" and rest:  # F-J only alone or bracketed: `F = ma`, `G(x)` are not options
-        return None
+    if (
+        m.group("l") > "E" and rest and not m.group("open")
+    ):  # F-J alone or bracketed: `F = ma`, `G(x)` are not
+        return None  # options, `(H) False, True` is
     if rest and not m.group("open") and rest[0] in "（(" and rest[-1] in "）)":  # `A（$10\\rm i$）`
         return m.group("l"), rest[1:-1].strip()
     if rest and not m.group("open") and rest[0] not in ".:：)。":
@@ -301,3 +304,68 @@ def _options(text: str, label: re.Pattern, dotted_min: int) -> tuple[int, dict[s
         if all(choices.values()):
             return run[0].start(), choices
     return None
+
+
+# the parts of a multi-part answer: `（1）... （2）...`, `(1) ... (2) ...`, `(I) ... (II) ...`, `① ... ②`
+_PART = re.compile(r"(?:^|(?<=[\s;；,，。.:：]))(?:[（(]\s*(\d|I{1,3}|IV|Ⅰ|Ⅱ|Ⅲ|Ⅳ)\s*[）)]|([①②③④]))")
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "Ⅰ": 1, "Ⅱ": 2, "Ⅲ": 3, "Ⅳ": 4}
+_CIRCLED = {"①": 1, "②": 2, "③": 3, "④": 4}
+# a part whose answer is a proof: `证明见解析` ("see the solution for the proof"), `略`, `proof`
+_PROOF_PART = re.compile(
+    r"^\s*(?:证明见解析|证明略|见解析|详见解析|证明见详解|略|证明|proof|see (?:the )?solution)\s*[。.；;]?\s*$",
+    re.I,
+)
+
+
+def parts(s: str) -> list[str] | None:
+    """The parts of a multi-part answer in order (`（1）证明见解析；（2）3+\\sqrt{2}` -> two parts), when it is one
+    labelled 1, 2, ... from its start; else None."""
+    marks = list(_PART.finditer(s))
+    if len(marks) < 2 or s[: marks[0].start()].strip():
+        return None
+    numbers = [
+        int(m.group(1))
+        if (m.group(1) or "").isdigit()
+        else _ROMAN.get(m.group(1) or "", _CIRCLED.get(m.group(2) or "", 0))
+        for m in marks
+    ]
+    if numbers != list(range(1, len(marks) + 1)):
+        return None
+    ends = [m.start() for m in marks[1:]] + [len(s)]
+    return [s[m.end() : e].strip().strip("；;，,。").strip() for m, e in zip(marks, ends, strict=True)]
+
+
+def value_part(gold: str) -> str | None:
+    """A multi-part gold whose other parts are proofs (`（1）证明见解析；（2）3+\\sqrt{2}`): its one valued part."""
+    ps = parts(gold)
+    if ps is None:
+        return None
+    valued = [p for p in ps if not _PROOF_PART.match(p)]
+    return valued[0] if len(valued) == 1 and len(ps) > 1 else None
+
+
+_FACTOR_COMPLETELY = re.compile(r"\bfactor\w*\b[^.?]*\bcompletely\b|\bcompletely factor|\bfully factor", re.I)
+_GROUP = re.compile(r"\(([^()]+)\)")
+_TERM = re.compile(r"\s*([+-]?)\s*(\d*)\s*(?:\*\s*)?([a-z](?:\s*\^\s*\{?\d+\}?)?)?\s*")
+
+
+def factored_incompletely(answer: str, question: str) -> bool:
+    """The question asks to factor completely and a factor of `answer` still has a common integer factor in
+    its coefficients (`(6-2x)(6+2x)` for `36-4x^2`: 2 divides both terms of each factor)."""
+    if not _FACTOR_COMPLETELY.search(question or ""):
+        return False
+    for group in _GROUP.finditer(answer.replace(" ", "")):
+        body = group.group(1)
+        if not re.fullmatch(r"[-+\d a-z^{}*]+", body):
+            continue
+        coefficients, pos = [], 0
+        while pos < len(body):
+            m = _TERM.match(body, pos)
+            if m is None or m.end() == pos or not (m.group(2) or m.group(3)):
+                coefficients = []
+                break
+            coefficients.append(int(m.group(2) or "1"))
+            pos = m.end()
+        if len(coefficients) >= 2 and math.gcd(*coefficients) > 1:
+            return True
+    return False

@@ -205,7 +205,10 @@ _TEXT_CMD = re.compile(
 _FONT_SWITCH = re.compile(r"\\(?:rm|bf|it|mathrm|mathit)(?![a-zA-Z])\s*(?=[a-zA-Z])")  # `10\rm i`: 10i
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ|\\degree|\^\s*\{\s*o\s*\}|\s*degrees?\b")
 _PREFIX = re.compile(
-    r"^\s*\\?[a-zA-Z]{1,6}(?:_\{\\?[a-zA-Z0-9]{1,4}\}|_[a-zA-Z0-9])?(?:\([a-z]\))?\s*=\s*(?=[^=])"
+    r"^\s*(?:\\?[a-zA-Z]{1,6}(?:_\{\\?[a-zA-Z0-9]{1,4}\}|_[a-zA-Z0-9])?(?:\([a-z]\))?"
+    # a quantity named by an operator applied to something: `\mathbb{E}[W_\tau]`, `P(A)`, `Var(X)`
+    r"|(?:\\mathbb\{[A-Z]\}|\\operatorname\{[A-Za-z]+\}|[A-Z][a-z]{0,3})\s*(?:\[[^=\[\]]{1,30}\]|\([^=()]{1,30}\)))"
+    r"\s*=\s*(?=[^=])"
 )
 _THOUSANDS = re.compile(r"^[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 # `\\frac` written with its backslash doubled (over-escaped JSON): one backslash, for known commands only
@@ -232,6 +235,25 @@ def braced_short_commands(s: str) -> str:
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
     s = _FRAC_SHORT2.sub(r"\\frac{\1}{\2}", s)
     return _SQRT_SHORT.sub(r"\\sqrt{\1}", s)
+
+
+_BOLD = re.compile(r"\\(?:boldsymbol|bm|mathbf)\s*\{")
+
+
+def _bold_unwrapped(s: str) -> str:
+    """`\\boldsymbol{\\frac{\\sqrt{6}}{3}}` -> `\\frac{\\sqrt{6}}{3}`: bold type around math, braces nested."""
+    for _ in range(8):
+        m = _BOLD.search(s)
+        if m is None:
+            return s
+        depth, i = 1, m.end()
+        while i < len(s) and depth:
+            depth += {"{": 1, "}": -1}.get(s[i], 0)
+            i += 1
+        if depth:
+            return s
+        s = s[: m.start()] + s[m.end() : i - 1] + s[i:]
+    return s
 
 
 def split_unit(answer: str) -> tuple[str, str | None]:
@@ -326,6 +348,8 @@ def _normalize_once(answer: str) -> str:
     s = split_unit(s)[0]
     for _ in range(3):
         s = _TEXT_CMD.sub(lambda m: m.group(1), s)
+    if "\\b" in s or "\\mathbf" in s:
+        s = _bold_unwrapped(s)
     s = _FONT_SWITCH.sub("", s)
     s = _plain_math(s)
     if _TRIG.search(s):  # degrees inside trigonometric functions are angles: sin(90^\circ - x) = cos x
@@ -333,6 +357,10 @@ def _normalize_once(answer: str) -> str:
     s = _DEGREES.sub("", s)
     s = _EMPTY.sub(lambda _m: "\\emptyset", s)
     s = _unwrap(s).strip().rstrip(".").strip()
+    if s.endswith(",") and not s.endswith(
+        "\\,"
+    ):  # `\[ \mathbb{E}[W_\tau] = 0, \]`: the display's punctuation
+        s = s[:-1].rstrip()
     if s.endswith("\\") and not s.endswith("\\\\"):
         s = s[:-1].rstrip()  # `185\`: a stray backslash left by the extraction
     if s.count("=") == 1 and not re.search(r"[<>]|\\[lgn]eq?(?![a-zA-Z])", s):

@@ -194,3 +194,57 @@ def test_a_json_answer_field(text, gold, equal):
 )
 def test_a_critics_judgement_line(text, gold, equal):
     assert verifiers.check(text, gold).equivalent is equal
+
+
+# set V: multi-part Gaokao answers, named quantities, bold answers, headings and remarks
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        (
+            "由勾股定理得 $AC=3\\sqrt2$。\n所以，所成角的正弦值为 $\\frac{\\sqrt{6}}{3}$。",
+            "（1）证明见解析；（2）\\(\\dfrac{\\sqrt{6}}{3}\\)",
+            True,
+        ),
+        (
+            "由勾股定理得 $AC=3\\sqrt2$。\n所以，所成角的正弦值为 $\\frac{\\sqrt{3}}{3}$。",
+            "（1）证明见解析；（2）\\(\\dfrac{\\sqrt{6}}{3}\\)",
+            False,
+        ),
+        (
+            "（1）$\\cos A = \\dfrac{1}{3}$；（2）$CE = 3\\sqrt{5}$",
+            "（1）\\(\\cos A=\\dfrac13\\)。\n\n（2）\\(CE=3\\sqrt5\\)。",
+            True,
+        ),
+        (
+            "（1）$\\cos A = \\dfrac{1}{3}$；（2）$CE = 2\\sqrt{5}$",
+            "（1）\\(\\cos A=\\dfrac13\\)。\n\n（2）\\(CE=3\\sqrt5\\)。",
+            False,
+        ),
+        ("答案：$\\boxed{0}$", "\\[ \\mathbb{E}[W_\\tau] = 0, \\]", True),
+        ("$\\boxed{\\mathbb{E}[\\tau]}$", "\\[ \\mathbb{E}[W_\\tau^2] = \\mathbb{E}[\\tau]. \\]", True),
+        ("$\\boxed{1}$", "x^2+y^2=1", False),  # an equation of a curve is no named quantity
+        ("The correct answer is (H) False, True.", "H", True),
+        ("The correct answer is (H) False, True.", "G", False),
+        ("Thus the value is $\\boldsymbol{\\frac{\\sqrt{6}}{3}}$.", "\\frac{\\sqrt6}{3}", True),
+        ("#### (2) 求周长\n解得 $a=2$, $c=1$.\n故周长为 $3+\\sqrt{2}$。", "3+\\sqrt{2}", True),
+        (
+            "由 $a+c=3$ 得。\n故周长为 $L=3+\\sqrt2$.\n\n（注：三边长为 $1,\\ \\sqrt2,\\ 2$。）",
+            "3+\\sqrt{2}",
+            True,
+        ),
+    ],
+)
+def test_multi_part_and_named_answers(text, gold, equal):
+    assert verifiers.check(text, gold).equivalent is equal
+
+
+@pytest.mark.parametrize(
+    ("answer", "equal"),
+    [("(6-2x)(6+2x)", False), ("4(3-x)(3+x)", True), ("-4(x-3)(x+3)", True)],
+)
+def test_factor_completely_means_no_common_factor_left_in_a_factor(answer, equal):
+    question = "Factor $36-4x^2$ completely."
+    assert verifiers.check(f"\\boxed{{{answer}}}", "4(3-x)(3+x)", question=question).equivalent is equal
+    assert verifiers.check(
+        f"\\boxed{{{answer}}}", "4(3-x)(3+x)"
+    ).equivalent  # without the question: equal values
