@@ -740,7 +740,9 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     whose answer is not near its end is read whole. The same answer as reading it whole."""
     text = _before_invented_turn(text, gold, cut_off)
     if not gold and ("注" in text[-_TAIL:] or "Note" in text[-_TAIL:]):
-        text = _TRAILING_NOTE.sub("", text)  # `（注：三边长为 1, √2, 2。）` after the answer: a remark, not the answer
+        text = _TRAILING_NOTE.sub(
+            "", text
+        )  # `（注：三边长为 1, √2, 2。）` after the answer: a remark, not the answer
     if _JSON_ANSWER_KEY.search(text):
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
