@@ -75,6 +75,8 @@ LABELS_H = [DATA / "rule_labels_H.jsonl"]
 LABELS_I = [DATA / "rule_labels_I.jsonl"]
 # an eighth: Open-Reasoner-Zero's RL corpus, JEEBench, LANTITE numeracy tests (2026-11-29)
 LABELS_J = [DATA / "rule_labels_J.jsonl"]
+# a ninth: multilingual (MGSM in nine languages, Korean MWP sets), QAMLC, MMLU elementary, Math401 (2026-11-29)
+LABELS_K = [DATA / "rule_labels_K.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -87,10 +89,11 @@ SETS = {
     "H": LABELS_H,
     "I": LABELS_I,
     "J": LABELS_J,
+    "K": LABELS_K,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"], "J": ["J"],
-               "both": ["old", "new"], "all": ["old", "new", "D", "E", "G", "H", "I", "J"]}  # fmt: skip
+               "K": ["K"], "both": ["old", "new"], "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -154,7 +157,7 @@ def labels_of(name: str) -> tuple[list[dict], list[dict]]:
     labels = load_labels(SETS[name])
     if name in OPTION_VALUES:
         labels = with_option_values(labels, OPTION_VALUES[name])
-    if name in ("G", "H", "I", "J"):
+    if name in ("G", "H", "I", "J", "K"):
         labels = [rounded_as_labelled(lab) for lab in labels]
     if name in ("D", "E"):
         return without_development_rows(labels)

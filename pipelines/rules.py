@@ -100,6 +100,10 @@ class Miss:
 # parsing
 
 
+# fractions in words (MMLU): `12 over 11`, `1 and 1 over 11` (a mixed number)
+_OVER = re.compile(r"^(?:(\d+)\s+and\s+)?(\d+)\s+over\s+(\d+)$")
+
+
 def _strip_outer(s: str) -> str:
     s = s.strip().strip("$").strip()
     for pre in ("\\boxed{", "\\fbox{"):
@@ -108,8 +112,13 @@ def _strip_outer(s: str) -> str:
     s = re.sub(r"\\[,;:! ]|~", " ", s)
     s = s.replace("\\left", "").replace("\\right", "").replace("\\displaystyle", "")
     s = braced_short_commands(re.sub(r"\\[dt]frac", r"\\frac", s))  # `\frac{270}7`
-    s = s.replace("\u2212", "-").strip().rstrip(".").strip()
-    return s
+    s = re.sub(
+        r"(?<![\w)}\]])[\u2013\u2014](?=\s*\d)", "-", s.replace("\u2212", "-")
+    )  # `–7` is -7, `3–5` a range
+    s = _OVER.sub(
+        lambda m: f"{m.group(1) + ' ' if m.group(1) else ''}{m.group(2)}/{m.group(3)}", s
+    )  # `12 over 11`
+    return s.strip().rstrip(".").strip()
 
 
 def _latex_unit(answer: str) -> str | None:

@@ -210,3 +210,22 @@ def test_a_key_that_shows_its_arithmetic(answer, value):
 
 def test_a_key_whose_arithmetic_does_not_give_its_value_defers():
     assert isinstance(parse_answer("3 + 4 = 8"), Miss)
+
+
+# set K (MMLU elementary mathematics, multilingual sets)
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("12 over 11", sympy.Rational(12, 11)),
+        ("1 and 1 over 11", sympy.Rational(12, 11)),
+        ("\u20137", -7),
+        ("(\u20132)", -2),
+    ],
+)
+def test_fractions_in_words_and_a_dash_for_minus(answer, value):
+    got = parse_answer(answer)
+    assert not isinstance(got, Miss) and got.value == value, (answer, got)
+
+
+def test_a_dash_between_numbers_is_a_range_not_a_minus():
+    assert isinstance(parse_answer("3\u20135"), Miss)
