@@ -747,6 +747,10 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
             return Extraction((field,), "answer_line", "", 0) if field else NONE
+    if not gold and ">>>" in text[-200:]:
+        printed = _PRINTED.search(text)
+        if printed:  # PaL's `def solution(): ... return result` then `>>> 85.0`: the program's printed value
+            return Extraction((printed.group(1),), "answer_line", "", 0)
     if not gold:
         headline = _HEADLINE.match(text)
         if (
@@ -789,6 +793,8 @@ _NEXT_TURN = re.compile(
     r"\n[ \t]*(?:#+[ \t]*)?(?:(?P<turn>User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)"
     r"|Question|Q|Problem)[ \t]*:"
 )
+# the value a program printed, on the response's last line: `>>> 85.0`
+_PRINTED = re.compile(r"(?:^|\n)>>>[ \t]*(-?\d[\d,]*(?:\.\d+)?)[ \t]*\s*$")
 # a remark in brackets that ends the response: `（注：...）`, `(Note: ...)`
 _TRAILING_NOTE = re.compile(r"\n\s*[（(]\s*(?:注|Note|NB)\s*[:：][^\n]*[）)]\s*$")
 # a short value alone on the first line, then `Explanation:`: an answer-first format

@@ -248,3 +248,15 @@ def test_factor_completely_means_no_common_factor_left_in_a_factor(answer, equal
     assert verifiers.check(
         f"\\boxed{{{answer}}}", "4(3-x)(3+x)"
     ).equivalent  # without the question: equal values
+
+
+# set W: a program followed by the value it printed (PaL)
+PAL = (
+    "def solution():\n    money_initial = 60\n    spent = money_initial / 4\n    result = 2 * money_initial - spent - 20\n"
+    "    return result\n>>> 85.0"
+)
+
+
+@pytest.mark.parametrize(("text", "gold", "equal"), [(PAL, "85", True), (PAL, "80", False)])
+def test_a_programs_printed_value(text, gold, equal):
+    assert verifiers.check(text, gold).equivalent is equal
