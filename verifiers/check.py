@@ -323,40 +323,61 @@ def check(
     answer written as an expression the question itself holds is `restates_question`, not a match
     (`\\binom{10}{3}` for "Compute $\\binom{10}{3}$", `x^2-4` for "Factor $x^2-4$"): equal by arithmetic,
     but nothing was solved, and a policy rewarded for it learns to copy the question. An angle equal in
-    value but in another unit than the question asks for ("in radians": `30^\\circ`) is `unit_mismatch`.
+    value but in another unit than the question asks for ("in radians": `30^\\circ`) is `unit_mismatch`,
+    and so is a quantity in another unit than asked; a factorisation asked "completely" must be complete.
+    With the question, what the first reading left unequal is read once more (`_second_reading`): a
+    concluding sentence by the one number the question does not hold, an option's value against a letter.
+    A multi-part gold is compared part by part; one whose other parts are proofs, by its valued part.
     """
+    deadline = time.monotonic() + timeout  # one budget for the first reading and any second one
     if isinstance(gold, str) and ("（" in gold or "(" in gold or "①" in gold):
         gold = forms.value_part(gold) or gold  # `（1）证明见解析；（2）3+\sqrt{2}`: the part with a value
     try:
-        v = _check(pred, gold, timeout, time.monotonic() + timeout, cut_off)
+        v = _check(pred, gold, timeout, deadline, cut_off)
     except RecursionError:
         return Verdict(False, "too_large", None)
     except Exception as e:  # a verifier bug must not kill a training run; say what happened
         return Verdict(False, f"error:{type(e).__name__}", None)
-    if v.equivalent and question and v.pred and restates_question(v.pred, gold, question):
-        v = Verdict(False, "restates_question", v.pred, v.extracted, v.gold)
-    if not v.equivalent and question and not cut_off and v.reason in _UNREAD:
-        v = _question_reading(v, pred, gold, question, timeout)
-    if not v.equivalent and question and not cut_off and v.reason != "too_large":
-        v = _option_reading(v, pred, gold, question, timeout)
-    if not v.equivalent and v.reason not in ("too_large", "no_answer") and isinstance(gold, str):
-        v = _part_reading(v, pred, gold, timeout)
+    if (
+        not v.equivalent
+        and not cut_off
+        and v.reason != "too_large"
+        and isinstance(pred, str)
+        and isinstance(gold, str)
+    ):
+        v = _second_reading(v, pred, gold, question, deadline)
     if v.extracted is None or v.gold is None:
         v = _with_reading(v, pred, gold, cut_off)
-    if v.equivalent and question and v.extracted and not_the_asked_angle_unit(v.extracted, gold, question):
-        v = Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)
-    if (
-        v.reason == "unit_converted"
-        and question
-        and forms.asked_unit(question) not in (None, v.pred.split()[-1])
-    ):
-        v = Verdict(
-            False, "unit_mismatch", v.pred, v.extracted, v.gold
-        )  # `1.5 h` for "How many minutes ...?"
-    if v.equivalent and question and v.pred and forms.factored_incompletely(v.pred, question):
-        v = Verdict(
-            False, "not_factored_completely", v.pred, v.extracted, v.gold
-        )  # `(6-2x)(6+2x)`: 2 is left
+    if v.equivalent and question and v.pred:
+        v = _form_asked(v, gold, question)
+    return v
+
+
+def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, deadline: float) -> Verdict:
+    """What a first reading left unequal, read once more where the question or the gold's parts say how: a
+    concluding sentence with the question's numbers in it, an option's value against a letter, a multi-part
+    answer part by part. Only a match is taken; otherwise the first verdict stands."""
+    if question and v.reason in _UNREAD:
+        v = _question_reading(v, pred, gold, question, deadline)
+    if not v.equivalent and question:
+        v = _option_reading(v, pred, gold, question, deadline)
+    if not v.equivalent and v.reason != "no_answer":
+        v = _part_reading(v, pred, gold, deadline)
+    return v
+
+
+def _form_asked(v: Verdict, gold: str, question: str) -> Verdict:
+    """An equal answer not in the form the question asks for: the question's own expression restated
+    (`restates_question`), an angle or a quantity in another unit than asked (`unit_mismatch`), a
+    factorisation left incomplete (`not_factored_completely`)."""
+    if restates_question(v.pred, gold, question):
+        return Verdict(False, "restates_question", v.pred, v.extracted, v.gold)
+    if v.extracted and not_the_asked_angle_unit(v.extracted, gold, question):
+        return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)
+    if v.reason == "unit_converted" and forms.asked_unit(question) not in (None, v.pred.split()[-1]):
+        return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `1.5 h` for "How many minutes?"
+    if forms.factored_incompletely(v.pred, question):
+        return Verdict(False, "not_factored_completely", v.pred, v.extracted, v.gold)  # `(6-2x)(6+2x)`
     return v
 
 
@@ -369,33 +390,30 @@ _DEGREE_SIGN = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree|\bdegrees?\b")
 _UNREAD = ("no_answer", "structure_mismatch", "unparsable", "numeric_mismatch")
 
 
-def _question_reading(v: Verdict, pred: str, gold: str, question: str, timeout: float) -> Verdict:
+def _question_reading(v: Verdict, pred: str, gold: str, question: str, deadline: float) -> Verdict:
     """A concluding sentence with several numbers (`Therefore, there are 9 divisors of 196.`) read with the
     question: the one number the question does not hold (`concluded_number_beside`). Only a match is taken
     from this second reading; otherwise the first verdict stands."""
-    if not isinstance(pred, str) or not isinstance(gold, str):
-        return v
     ex = extract(pred)
     text = ex.answer if ex.how == "answer_line" and ex.answer else pred if ex.how == "none" else None
     number = concluded_number_beside(text, question, marked=ex.how == "answer_line") if text else None
     if number is None:
         return v
-    second = _check(number, gold, timeout, time.monotonic() + timeout, False)
+    second = _check(number, gold, max(deadline - time.monotonic(), 0.0), deadline, False)
     return Verdict(True, second.reason, number, number, second.gold) if second.equivalent else v
 
 
-def _part_reading(v: Verdict, pred: str, gold: str, timeout: float) -> Verdict:
+def _part_reading(v: Verdict, pred: str, gold: str, deadline: float) -> Verdict:
     """A multi-part gold (`（1）\\cos A=\\frac13（2）CE=3\\sqrt5`) against an answer with the same parts: equal when
     every part is."""
     g_parts = forms.parts(gold)
-    if not g_parts or not isinstance(pred, str):
+    if not g_parts:
         return v
     answer = extract(pred).answer
     last_line = pred.strip().rsplit("\n", 1)[-1]  # `最终结果：\n(1) a=-3；(2) ...；(3) k=-2`
     p_parts = next((ps for ps in map(forms.parts, filter(None, (answer, last_line))) if ps), None)
     if not p_parts or len(p_parts) != len(g_parts):
         return v
-    deadline = time.monotonic() + timeout
     for p, g in zip(p_parts, g_parts, strict=True):
         left = deadline - time.monotonic()
         if left <= 0 or not _check(p, g, left, deadline, False).equivalent:
@@ -403,11 +421,9 @@ def _part_reading(v: Verdict, pred: str, gold: str, timeout: float) -> Verdict:
     return Verdict(True, "parts_match", "; ".join(p_parts), v.extracted, v.gold)
 
 
-def _option_reading(v: Verdict, pred: str, gold: str, question: str, timeout: float) -> Verdict:
+def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: float) -> Verdict:
     """A choice question (its options in `question`) answered by an option's value against a letter gold, or
     by a letter against the value gold: equal when the value is that option's and no other option's."""
-    if not isinstance(pred, str) or not isinstance(gold, str):
-        return v
     g = forms.choice(gold)
     answer = extract(pred).answer
     if not answer or not (g is None or not g[1]):
@@ -420,7 +436,6 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, timeout: fl
     if found is None:
         return v
     opts = found[1]
-    deadline = time.monotonic() + timeout
     value = answer if letter_gold else gold
     same = [k for k, text in opts.items() if _compare(value, text, deadline).equivalent]
     letter = g[0] if letter_gold else a[0]
