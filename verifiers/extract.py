@@ -743,7 +743,7 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         text = _TRAILING_NOTE.sub(
             "", text
         )  # `（注：三边长为 1, √2, 2。）` after the answer: a remark, not the answer
-    if _JSON_ANSWER_KEY.search(text):
+    if _JSON_ANSWER_KEY.search(text, max(0, len(text) - _TAIL)):  # the field closes the object, near the end
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
             return Extraction((field,), "answer_line", "", 0) if field else NONE
@@ -789,6 +789,7 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
 # item, lm-eval's stop words) only when the text before it has an answer
 # (each starts with the newline before it: a literal first character lets the search skip ahead at C speed, and
 # a marker on the first line has no content before it anyway)
+_TURN_TAIL = 16_000
 _NEXT_TURN = re.compile(
     r"\n[ \t]*(?:#+[ \t]*)?(?:(?P<turn>User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)"
     r"|Question|Q|Problem)[ \t]*:"
@@ -826,8 +827,8 @@ def _json_answer(text: str) -> str | None:
 
 def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
     """The response up to a turn it invented after its content (see `_NEXT_TURN`): one scan of the text."""
-    if gold or ":" not in text:
-        return text
+    if gold or ":" not in text or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None:
+        return text  # an invented conversation runs on to the end: none in the last 16k characters, none at all
     question = None
     for m in _NEXT_TURN.finditer(text):
         if not _NONSPACE.search(text, 0, m.start()):
