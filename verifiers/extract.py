@@ -97,8 +97,16 @@ NONE = Extraction((), "none")
 
 # `Answer: 34`, `**Answer:** 34`, `Final Answer: $34$`, `answer:34.` (case-insensitive); also
 # `Answer \[ 9 \]` and `Answer $ 9 $` with no colon when a math delimiter follows
+# "Answer" in other languages, as a line's label (`Antwort: 18`, `Ответ: 18`, `Đáp số: 18`, `答え：18`)
+_FOREIGN_ANSWER_WORDS = (
+    "antwort", "respuesta", "réponse", "reponse", "risposta", "resposta", "ответ", "cevap", "yanıt", "jawaban",
+    "jawab", "đáp án", "đáp số", "jibu", "उत्तर", "উত্তর", "คำตอบ", "答え", "解答", "정답", "답", "الإجابة", "الجواب",
+)  # fmt: skip
 _ANSWER_LINE = re.compile(
-    r"^[ \t>#*_]*(?:final[ \t]+)?(?:answer|judge?ment(?=[ \t*_]*[:：]))[ \t]*[*_]*[ \t]*(?:[:：]|(?=\\\[|\$|\\\())[ \t]*[*_]*[ \t]*"
+    r"^[ \t>#*_]*(?:final[ \t]+)?(?:answer|(?:judge?ment|"
+    + "|".join(_FOREIGN_ANSWER_WORDS)
+    + r")(?=[ \t*_]*[:：]))[ \t]*[*_]*[ \t]*"
+    r"(?:[:：]|(?=\\\[|\$|\\\())[ \t]*[*_]*[ \t]*"
     r"(?P<ans>.*?)[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -116,7 +124,18 @@ _SENTENCE = re.compile(
     r"(?:(?:final answer|the answer|answer)(?:\s*\([^()\n]{1,40}\))?\s*(?:is|=|:)\s*[:：]?"
     r"|(?:最终答案|正确答案|答案)\s*(?:应该是|应为|是|为|[:：])\s*[:：]?\s*(?:选项|选)?"
     r"|【(?:最终答案|正确答案|答案)】\s*[:：]?\s*(?:选项|选)?"
-    r"|(?:故|所以|因此|从而|则)?\s*应?选\s*[:：]?(?=\s*\(?[A-E](?![A-Za-z])))\s*",
+    r"|(?:故|所以|因此|从而|则)?\s*应?选\s*[:：]?(?=\s*\(?[A-E](?![A-Za-z]))"
+    # "the answer is" in other languages
+    r"|la respuesta (?:final |correcta )?es|a resposta (?:final |correta )?é|la réponse (?:finale |correcte )?est"
+    r"|la risposta (?:finale |corretta )?è|die (?:richtige |endgültige )?antwort (?:lautet|ist)|ответ(?: равен| будет)?\s*[:—-]?"
+    r"|答えは|정답은|답은|đáp án(?: là)?|đáp số(?: là)?|câu trả lời là|jawaban(?:nya)? (?:adalah|ialah)"
+    r"|cevap|yanıt|الإجابة هي|الجواب هو|उत्तर|উত্তর(?: হলো| হল)?|คำตอบคือ|jibu ni)\s*",
+    re.IGNORECASE,
+)
+# a language whose decimal mark is the comma and whose thousands are grouped with dots or spaces
+_DECIMAL_COMMA = re.compile(
+    r"\b(?:antwort|ergebnis|beträgt|respuesta|resultado|réponse|résultat|risposta|risultato|resposta|cevap|yanıt)\b"
+    r"|\bjawab|ответ|итого|đáp|câu trả lời",
     re.IGNORECASE,
 )
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
@@ -476,18 +495,43 @@ def _sentence_value(rest: str) -> str | None:
     value = rest[: end.start()] if end else rest
     if "\n" in value:
         value = value.split("\n", 1)[0]
+    value = _BECAUSE.split(value, 1)[
+        0
+    ]  # `19, because before giving 5 away he had 24`: the reason is no answer
+    value = _ARTICLE.sub("", value)  # `la respuesta es el 18`
     lead = _CJK_LEAD.fullmatch(value.strip())
     if lead:  # `解方程得到n=8`: Chinese words leading to the value
         value = lead.group(1)
+    trailing = _VALUE_THEN_WORDS.fullmatch(value.strip())
+    if trailing:  # `18です`, `18입니다`, `18 है`, `18'dir`, `19個です`: the value, then the sentence's verb
+        value = trailing.group(1)
     return _strip_wrapping(value) or None if len(value) <= _MAX_BARE else None
 
 
+_BECAUSE = re.compile(
+    r",\s*(?:because|since|as|which|so that|porque|ya que|car|parce que|puisque|weil|denn|da|perché|poiché|pois|porque"
+    r"|потому что|так как|karena|sebab|çünkü|vì|bởi vì)\b",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(
+    r"^\s*(?:el|la|los|las|le|les|l'|der|die|das|il|lo|o|a|os|as)\s+(?=[-−–]?\d)", re.IGNORECASE
+)
+_VALUE_THEN_WORDS = re.compile(
+    r"((?:[₹€£¥₩₫฿₽]|R\$|Rp|shilingi\s)?\s*[-−–]?\s*%?\d[\d.,'\u066b\u066c\u00a0\u202f\u2009 ]*"
+    r"(?:\s*(?:分の|분의|分之)\s*\d+|\s*[万亿만억])?(?:\s*%)?)"
+    r"\s*(?:(?:[A-Za-z]{1,4})?'(?:d[ıiuü]r|t[ıiuü]r)|[^\x00-\x7f\d][^\d$\\]*)"
+)
 _CJK_LEAD = re.compile(r"[\u4e00-\u9fff，：:\s]+([-+(\[{$\\A-Za-z0-9][^\u4e00-\u9fff]*)")
 
 
 def _may_name_answer(text: str) -> bool:
     """Cheap gate before `_SENTENCE` runs: the words it needs (`answer`, 答案, 选) are in the text."""
-    return "answer" in text.lower() or "答案" in text or "选" in text
+    if "answer" in text.lower() or "答案" in text or "选" in text:
+        return True
+    tail = text[-_TAIL:]
+    return not tail.isascii() or any(
+        w in tail.lower() for w in _FOREIGN_ANSWER_WORDS[:4] + ("jibu", "jawab", "cevap")
+    )
 
 
 def _answer_after_last_box(text: str) -> str | None:
@@ -706,6 +750,23 @@ _CACHE: dict[int, tuple[str, bool, bool, Extraction]] = {}
 _CACHE_SIZE = 64
 
 
+_DOT_GROUPS = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+)(?:,(\d+))?(?![\d.])")
+_SPACE_GROUPS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?![\d])")
+_COMMA_DECIMAL = re.compile(r"(?<![\d.,])(\d+),(\d+)(?![\d,.])")
+
+
+def _decimal_comma(answer: str) -> str:
+    """Numbers as a language with a decimal comma writes them (German, Spanish, French, Russian, ...):
+    `1.000` is 1000, `1.234,5` is 1234.5, `1 000` is 1000, `3,5` is 3.5, `1,000 kg` is 1 kg."""
+    answer = _DOT_GROUPS.sub(
+        lambda m: m.group(1).replace(".", "") + ("." + m.group(2) if m.group(2) else ""), answer
+    )
+    answer = _SPACE_GROUPS.sub(lambda m: re.sub(r"\D", "", m.group(0)), answer)
+    answer = re.sub(r"(?<=\d)\{,\}(?=\d)", ",", answer)  # `3{,}15`: LaTeX's decimal comma
+    answer = re.sub(r"(?<=\d)'(?=\d{3}(?!\d))", "", answer)  # `1'000` (Swiss, French)
+    return _COMMA_DECIMAL.sub(r"\1.\2", answer)
+
+
 def extract(text: str, *, gold: bool = False, cut_off: bool = False) -> Extraction:
     """The final answer of `text` (see the module docstring), or an empty Extraction.
 
@@ -721,6 +782,8 @@ def extract(text: str, *, gold: bool = False, cut_off: bool = False) -> Extracti
     if hit is not None and hit[0] is text and hit[1] == gold and hit[2] == cut_off:
         return hit[3]
     ex = _extract(text, gold, cut_off)
+    if ex.answers and not gold and _DECIMAL_COMMA.search(text[-_TAIL:]):
+        ex = ex._replace(answers=tuple(_decimal_comma(a) for a in ex.answers))
     if ex.answers and not "".join(ex.answers).strip():  # `\boxed{}`, `Answer: $ $`: nothing
         ex = Extraction((), "none", "", ex.box_depth)
     if len(_CACHE) >= _CACHE_SIZE:
@@ -828,7 +891,9 @@ def _json_answer(text: str) -> str | None:
 def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
     """The response up to a turn it invented after its content (see `_NEXT_TURN`): one scan of the text."""
     if gold or ":" not in text or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None:
-        return text  # an invented conversation runs on to the end: none in the last 16k characters, none at all
+        return (
+            text  # an invented conversation runs on to the end: none in the last 16k characters, none at all
+        )
     question = None
     for m in _NEXT_TURN.finditer(text):
         if not _NONSPACE.search(text, 0, m.start()):

@@ -67,10 +67,10 @@ _CJK_OR = re.compile(_VALUE_END + r"\s*(?:或者|或)\s*" + _VALUE_START)
 _CJK_AND = re.compile(_VALUE_END + r"\s*(?:以及|和|与|及)\s*" + _VALUE_START)
 # a number times a scale word is that number scaled (`5万` = 50000, `2.5 million` = 2500000), never the
 # bare number with a unit dropped; 千 before a unit is the prefix kilo (`3千米` is 3 km), not a scale
-_SCALE_OF = {"万亿": 10**12, "亿": 10**8, "万": 10**4, "trillion": 10**12, "billion": 10**9, "million": 10**6,
-           "thousand": 10**3}  # fmt: skip
+_SCALE_OF = {"万亿": 10**12, "亿": 10**8, "万": 10**4, "만": 10**4, "억": 10**8, "trillion": 10**12, "billion": 10**9,
+             "million": 10**6, "thousand": 10**3}  # fmt: skip
 _SCALED = re.compile(
-    r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:\\text\{\s*)?(万亿|亿|万|(?:tr|b|m)illion|thousand)(?![A-Za-z])(?:\s*\})?"
+    r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:\\text\{\s*)?(万亿|亿|万|만|억|(?:tr|b|m)illion|thousand)(?![A-Za-z])(?:\s*\})?"
 )
 
 UNITS = (
@@ -210,6 +210,12 @@ _PREFIX = re.compile(
     r"|(?:\\mathbb\{[A-Z]\}|\\operatorname\{[A-Za-z]+\}|[A-Z][a-z]{0,3})\s*(?:\[[^=\[\]]{1,30}\]|\([^=()]{1,30}\)))"
     r"\s*=\s*(?=[^=])"
 )
+_MINUS_WORD = re.compile(
+    r"^(?:minus|menos|moins|минус|マイナス|마이너스|eksi|âm|hasi|ลบ)\s*(?=\d)", re.IGNORECASE
+)
+_PART_OF = re.compile(r"^(\d+)\s*(?:分の|분의|分之)\s*(\d+)$")
+_INDIAN_GROUPS = re.compile(r"^[-+]?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?$")
+_APOSTROPHE_GROUPS = re.compile(r"^[-+]?\d{1,3}(?:'\d{3})+(?:\.\d+)?$")
 _THOUSANDS = re.compile(r"^[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 # `\\frac` written with its backslash doubled (over-escaped JSON): one backslash, for known commands only
 _DOUBLED = re.compile(
@@ -372,6 +378,11 @@ def _normalize_once(answer: str) -> str:
     m = _ORDINAL.fullmatch(s)
     if m:
         s = m.group(1)
+    s = _MINUS_WORD.sub("-", s)  # `minus 5`, `минус 5`, `マイナス5`
+    s = re.sub(r"^%\s*(\d+(?:\.\d+)?)$", r"\1%", s)  # `%25` (Turkish): 25%
+    s = _PART_OF.sub(r"\\frac{\2}{\1}", s)  # `4分の3`, `2분의 1`: three quarters, one half
+    if _INDIAN_GROUPS.match(s) or _APOSTROPHE_GROUPS.match(s):
+        s = re.sub(r"[,']", "", s)  # `4,50,000` (lakh grouping), `1'500` (Swiss)
     if _THOUSANDS.match(s):
         s = s.replace(",", "")
     if _INT.match(s):
@@ -395,6 +406,9 @@ def _ws_around(m: re.Match) -> str:
     return m.group(1) or ""
 
 
+_OTHER_DIGIT = re.compile(r"[^\x00-\x7f](?<=\d)")  # a decimal digit outside ASCII
+
+
 def _unicode(s: str) -> str:
     """Unicode spellings as ASCII/LaTeX: minus, ×, √, π, superscripts, vulgar fractions, full-width."""
     if s.isascii():
@@ -404,6 +418,12 @@ def _unicode(s: str) -> str:
     s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
     if not s.isascii():
         s = unicodedata.normalize("NFKC", s)  # full-width digits, letters and brackets
+        # digits of other scripts (`١٨`, `۱۸`, `१८`, `১৮`, `๑๘`) and the Arabic decimal and thousands marks
+        s = (
+            _OTHER_DIGIT.sub(lambda m: str(unicodedata.digit(m.group(0))), s)
+            .replace("\u066b", ".")
+            .replace("\u066c", ",")
+        )
         s = chinese_joiners(s)
     return s
 
@@ -453,16 +473,22 @@ _PERCENT_WORD = re.compile(
     r"(?<=[\d}])\s*(?:percentage|percent|pct)(?![a-zA-Z])|(?<=[\d}])\s*per\s*cent(?![a-zA-Z])"
 )
 _MONEY = re.compile(r"^\s*\$\s*(?=[-+]?\.?\d)|(?<=\d)\s*\$\s*$")
+_OTHER_CURRENCY = re.compile(
+    r"^\s*(?:R\$|Rp\.?|₹|Rs\.?|€|£|¥|₩|₫|฿|₽|KSh|TL|shilingi)\s*(?=[-\d])"
+    r"|(?<=\d)\s*(?:€|₽|₩|₫|฿|TL|원|円|元|руб(?:\.|лей|ля|ль)?|đồng|shilingi|ريال|روپے)\s*$"
+)
 _CURRENCY_WORD = re.compile(r"(?<=\d)\s*(?:USD|EUR|GBP)\s*$|^\s*(?:USD|EUR|GBP)\s*(?=\d)")
 # a number followed by what it counts, in parentheses: `9 (apples)` (ASDiv's answer style)
 _COUNTED = re.compile(r"(?<=\d)\s*\((?:[A-Za-z][A-Za-z ]+)\)\s*$")
 
 
 def _currency(s: str) -> str:
-    """A lone `$` before or after a number is money, not a math delimiter ($1,000.99, 1,000.99$)."""
-    if s.count("$") == 1:
+    """A lone `$` before or after a number is money, not a math delimiter ($1,000.99, 1,000.99$); so are the
+    signs and words of other currencies (`R$ 37.500`, `Rp50.000`, `₹4,50,000`, `3.000 TL`, `100 원`)."""
+    if s.count("$") == 1 and not s.lstrip().startswith("R$"):
         s = _MONEY.sub("", s)
     s = _CURRENCY_WORD.sub("", s)
+    s = _OTHER_CURRENCY.sub("", s)
     return _COUNTED.sub("", s)
 
 
