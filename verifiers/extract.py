@@ -132,12 +132,11 @@ _SENTENCE = re.compile(
     r"|cevap|yanıt|الإجابة هي|الجواب هو|उत्तर|উত্তর(?: হলো| হল)?|คำตอบคือ|jibu ni)\s*",
     re.IGNORECASE,
 )
-# a language whose decimal mark is the comma and whose thousands are grouped with dots or spaces
-_DECIMAL_COMMA = re.compile(
-    r"\b(?:antwort|ergebnis|beträgt|respuesta|resultado|réponse|résultat|risposta|risultato|resposta|cevap|yanıt)\b"
-    r"|\bjawab|ответ|итого|đáp|câu trả lời",
-    re.IGNORECASE,
-)
+# words of languages whose decimal mark is the comma and whose thousands are grouped with dots or spaces
+_DECIMAL_COMMA_WORDS = (
+    "antwort", "ergebnis", "beträgt", "respuesta", "resultado", "réponse", "résultat", "risposta", "risultato",
+    "resposta", "jawab", "cevap", "yanıt", "ответ", "итого", "đáp", "câu trả lời",
+)  # fmt: skip
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 _HOPE_ANY = re.compile(r"\.?\s*I hope (?:it|this) is correct.*$", re.IGNORECASE | re.DOTALL)
 _HOPE = re.compile(r"\.?\s*I hope (?:it|this) is correct\.?\s*$", re.IGNORECASE)
@@ -755,6 +754,18 @@ _SPACE_GROUPS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?
 _COMMA_DECIMAL = re.compile(r"(?<![\d.,])(\d+),(\d+)(?![\d,.])")
 
 
+_GROUPED = re.compile(
+    r"\d(?:[.,'\u00a0\u202f\u2009 ]|\{,\})\d"
+)  # a mark between digits: its reading may differ
+
+
+def _writes_decimal_comma(tail: str) -> bool:
+    """The response is in a language that writes a decimal comma (its answer words are in `tail`); substring
+    tests, not a regex over every position: this runs on every response."""
+    low = tail.lower()
+    return any(w in low for w in _DECIMAL_COMMA_WORDS)
+
+
 def _decimal_comma(answer: str) -> str:
     """Numbers as a language with a decimal comma writes them (German, Spanish, French, Russian, ...):
     `1.000` is 1000, `1.234,5` is 1234.5, `1 000` is 1000, `3,5` is 3.5, `1,000 kg` is 1 kg."""
@@ -782,7 +793,12 @@ def extract(text: str, *, gold: bool = False, cut_off: bool = False) -> Extracti
     if hit is not None and hit[0] is text and hit[1] == gold and hit[2] == cut_off:
         return hit[3]
     ex = _extract(text, gold, cut_off)
-    if ex.answers and not gold and _DECIMAL_COMMA.search(text[-_TAIL:]):
+    if (
+        ex.answers
+        and not gold
+        and _GROUPED.search("".join(ex.answers))
+        and _writes_decimal_comma(text[-_TAIL:])
+    ):
         ex = ex._replace(answers=tuple(_decimal_comma(a) for a in ex.answers))
     if ex.answers and not "".join(ex.answers).strip():  # `\boxed{}`, `Answer: $ $`: nothing
         ex = Extraction((), "none", "", ex.box_depth)
@@ -802,24 +818,22 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     when the marker that decided sits well inside them (see `_window_decides`); only a response
     whose answer is not near its end is read whole. The same answer as reading it whole."""
     text = _before_invented_turn(text, gold, cut_off)
-    if not gold and ("注" in text[-_TAIL:] or "Note" in text[-_TAIL:]):
+    if (
+        not gold
+        and text[-8:].rstrip().endswith(("）", ")"))
+        and _TRAILING_NOTE.search(text, max(0, len(text) - _TAIL))
+    ):
         text = _TRAILING_NOTE.sub(
             "", text
         )  # `（注：三边长为 1, √2, 2。）` after the answer: a remark, not the answer
+    if not gold:
+        formatted = _formatted_answer(text)
+        if formatted is not None:
+            return formatted
     if _JSON_ANSWER_KEY.search(text, max(0, len(text) - _TAIL)):  # the field closes the object, near the end
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
             return Extraction((field,), "answer_line", "", 0) if field else NONE
-    if not gold and ">>>" in text[-200:]:
-        printed = _PRINTED.search(text)
-        if printed:  # PaL's `def solution(): ... return result` then `>>> 85.0`: the program's printed value
-            return Extraction((printed.group(1),), "answer_line", "", 0)
-    if not gold:
-        headline = _HEADLINE.match(text)
-        if (
-            headline and re.search(r"[\d\\]", headline.group(1)) and len(headline.group(1).split()) <= 4
-        ):  # `$450\nExplanation: ... = $460`: the answer is the headline, the rest explains it
-            return Extraction((_strip_wrapping(headline.group(1)),), "bare", "", 0)
     if "<answer" in text or "<ANSWER" in text:  # the R1 format: `<answer>X</answer>` is an answer line
         last_open = text.lower().rfind("<answer>")
         if last_open >= 0 and "</answer>" not in text[last_open:].lower():
@@ -888,12 +902,30 @@ def _json_answer(text: str) -> str | None:
     return str(value).strip()
 
 
+def _formatted_answer(text: str) -> Extraction | None:
+    """A response whose format says where its answer is: a program's printed value on the last line (PaL's
+    `>>> 85.0`), or an answer-first headline (`$450\nExplanation: ... = $460`: the headline is the answer)."""
+    if text.find(">>>", len(text) - 200) >= 0:
+        printed = _PRINTED.search(text)
+        if printed:
+            return Extraction((printed.group(1),), "answer_line", "", 0)
+    first = text.find("\n", 0, 60)
+    if first >= 0 and _EXPLANATION.match(text, first + 1):
+        headline = _HEADLINE.match(text)
+        if headline and re.search(r"[\d\\]", headline.group(1)) and len(headline.group(1).split()) <= 4:
+            return Extraction((_strip_wrapping(headline.group(1)),), "bare", "", 0)
+    return None
+
+
+_EXPLANATION = re.compile(r"[ \t]*(?:Explanation|Rationale|Reasoning|Justification)[ \t]*:", re.IGNORECASE)
+
+
 def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
     """The response up to a turn it invented after its content (see `_NEXT_TURN`): one scan of the text."""
-    if gold or ":" not in text or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None:
-        return (
-            text  # an invented conversation runs on to the end: none in the last 16k characters, none at all
-        )
+    if gold or text.count(":") < 2 or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None:
+        # a turn that hides the answer is a second colon besides an answer line's; an invented conversation runs
+        # on to the end: none in the last 16k characters, none at all
+        return text
     question = None
     for m in _NEXT_TURN.finditer(text):
         if not _NONSPACE.search(text, 0, m.start()):

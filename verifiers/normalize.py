@@ -213,6 +213,7 @@ _PREFIX = re.compile(
 _MINUS_WORD = re.compile(
     r"^(?:minus|menos|moins|минус|マイナス|마이너스|eksi|âm|hasi|ลบ)\s*(?=\d)", re.IGNORECASE
 )
+_PERCENT_FIRST = re.compile(r"^%\s*(\d+(?:\.\d+)?)$")
 _PART_OF = re.compile(r"^(\d+)\s*(?:分の|분의|分之)\s*(\d+)$")
 _INDIAN_GROUPS = re.compile(r"^[-+]?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?$")
 _APOSTROPHE_GROUPS = re.compile(r"^[-+]?\d{1,3}(?:'\d{3})+(?:\.\d+)?$")
@@ -378,11 +379,14 @@ def _normalize_once(answer: str) -> str:
     m = _ORDINAL.fullmatch(s)
     if m:
         s = m.group(1)
-    s = _MINUS_WORD.sub("-", s)  # `minus 5`, `минус 5`, `マイナス5`
-    s = re.sub(r"^%\s*(\d+(?:\.\d+)?)$", r"\1%", s)  # `%25` (Turkish): 25%
-    s = _PART_OF.sub(r"\\frac{\2}{\1}", s)  # `4分の3`, `2분의 1`: three quarters, one half
-    if _INDIAN_GROUPS.match(s) or _APOSTROPHE_GROUPS.match(s):
-        s = re.sub(r"[,']", "", s)  # `4,50,000` (lakh grouping), `1'500` (Swiss)
+    if s[:1].isalpha():
+        s = _MINUS_WORD.sub("-", s)  # `minus 5`, `минус 5`, `マイナス5`
+    if s.startswith("%"):
+        s = _PERCENT_FIRST.sub(r"\1%", s)  # `%25` (Turkish): 25%
+    if not s.isascii():
+        s = _PART_OF.sub(r"\\frac{\2}{\1}", s)  # `4分の3`, `2분의 1`: three quarters, one half
+    if ("," in s or "'" in s) and (_INDIAN_GROUPS.match(s) or _APOSTROPHE_GROUPS.match(s)):
+        s = s.replace(",", "").replace("'", "")  # `4,50,000` (lakh grouping), `1'500` (Swiss)
     if _THOUSANDS.match(s):
         s = s.replace(",", "")
     if _INT.match(s):
@@ -488,7 +492,8 @@ def _currency(s: str) -> str:
     if s.count("$") == 1 and not s.lstrip().startswith("R$"):
         s = _MONEY.sub("", s)
     s = _CURRENCY_WORD.sub("", s)
-    s = _OTHER_CURRENCY.sub("", s)
+    if not s.isascii() or "R" in s or "TL" in s or "KSh" in s or "shilingi" in s:
+        s = _OTHER_CURRENCY.sub("", s)
     return _COUNTED.sub("", s)
 
 
