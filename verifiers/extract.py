@@ -49,7 +49,14 @@ another question.
 Formats that say where the answer is: the last `"answer"` field of a JSON object (`{"reasoning": ..., "answer":
 "5"}`) is an answer line; so is a critic's `Judgement:` line; a short value alone on the first line followed by
 `Explanation:` is an answer-first format, and that first line is the answer; an `<answer>` tag that never closes
-is a response cut off inside its answer unless a finished box follows it.
+is a response cut off inside its answer unless a finished box follows it; a program's printed value on the last
+line (`>>> 85.0`) is its answer.
+
+Other languages: answer words and sentences of 16 languages (`Die Antwort lautet`, `Ответ:`, `答えは`, `정답은`,
+`Đáp số:`, `Jawabannya adalah`, `Cevap ...'dir`, `الإجابة هي`, `उत्तर ... है`, `คำตอบคือ`, `Jibu ni`, ...) mark an
+answer as `the answer is` does, and the verb or unit after the value is dropped (`18です`, `18 है`). A language
+that writes a decimal comma (seen from its answer words) has its numbers read its way (`3,5` = 3.5, `1.000` =
+1000, `1 500` = 1500); anywhere else a comma is never a decimal point. Number words are read in English only.
 
 Cost: reading from the end. The text is searched for `<` (the start of every chat-template token)
 at C speed (memchr; past a few dozen `<` of the reasoning's own inequalities, the token regex
