@@ -378,10 +378,24 @@ def _form_asked(v: Verdict, gold: str, question: str) -> Verdict:
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `1.5 h` for "How many minutes?"
     if forms.factored_incompletely(v.pred, question):
         return Verdict(False, "not_factored_completely", v.pred, v.extracted, v.gold)  # `(6-2x)(6+2x)`
+    form = forms.form_not_asked(v.extracted or v.pred, gold, question)
+    if (
+        form is not None
+    ):  # `\frac{4}{6}` "in lowest terms", `\sqrt{25 \cdot 2}`, `0.5` "as a percent", `cm^2` for m^2
+        return Verdict(False, form, v.pred, v.extracted, v.gold)
+    choice = forms.choice(v.extracted or "")
+    if choice and choice[1] and forms.choice(gold) and not forms.choice(gold)[1]:
+        found = forms.options(
+            question
+        )  # `(A) 1000` when option (A) is 2^{10}: the letter, with another value
+        if found and choice[0] in found[1]:
+            same = _compare(choice[1], found[1][choice[0]], time.monotonic() + 0.5)
+            if not same.equivalent and same.reason != "timeout":
+                return Verdict(False, "choice_value_mismatch", v.pred, v.extracted, v.gold)
     return v
 
 
-_OPERATOR = re.compile(r"[-+*/^()]|\\[a-zA-Z]")
+_OPERATOR = re.compile(r"[-+*/^()!]|\\[a-zA-Z]")
 _ASKED_ANGLE = re.compile(r"\bin\s+(radians|degrees)\b|(弧度|角度)(?:制)?表示", re.IGNORECASE)
 _DEGREE_SIGN = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree|\bdegrees?\b")
 
@@ -468,7 +482,9 @@ def restates_question(answer: str, gold: str, question: str) -> bool:
     q = _squash(
         question.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\dbinom", "\\binom")
     )
-    return a in q.replace("$", "")
+    return re.sub(r"\s+", "", a) in re.sub(
+        r"\s+", "", q.replace("$", "")
+    )  # `\gcd(84,126)` in `\gcd(84, 126)`
 
 
 def _with_reading(v: Verdict, pred: str, gold: str, cut_off: bool) -> Verdict:

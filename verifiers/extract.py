@@ -514,9 +514,13 @@ def _sentence_value(rest: str) -> str | None:
     return _strip_wrapping(value) or None if len(value) <= _MAX_BARE else None
 
 
+# a last clause that goes on past the text's end: the response was cut off in the middle of its reasoning
+_UNFINISHED = re.compile(
+    r"(?:,\s*but|\bbut we|\bthen we|\bnext we|\bwe (?:must|need to|have to))\b[^.!?$]*$", re.I
+)
 _BECAUSE = re.compile(
     r",\s*(?:because|since|as|which|so that|porque|ya que|car|parce que|puisque|weil|denn|da|perché|poiché|pois|porque"
-    r"|потому что|так как|karena|sebab|çünkü|vì|bởi vì)\b",
+    r"|потому что|так как|karena|sebab|çünkü|vì|bởi vì|not)\b",
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(
@@ -825,6 +829,9 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     when the marker that decided sits well inside them (see `_window_decides`); only a response
     whose answer is not near its end is read whole. The same answer as reading it whole."""
     text = _before_invented_turn(text, gold, cut_off)
+    end = text[-1_000:]  # hidden text and code blocks matter where the answer is: near the end
+    if not gold and ("```" in end or "phantom" in end or "color" in end):
+        text = _without_hidden(text)
     if (
         not gold
         and text[-8:].rstrip().endswith(("）", ")"))
@@ -909,6 +916,26 @@ def _json_answer(text: str) -> str | None:
     return str(value).strip()
 
 
+# text a reader does not see, or that is not the response's own answer: `\phantom{5}`, white text, code blocks
+_PHANTOM = re.compile(r"\\[hv]?phantom\s*\{[^{}]*\}")
+_WHITE = re.compile(
+    r"\{\s*\\color\s*\{\s*white\s*\}(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
+    r"|\\(?:text)?color\s*\{\s*white\s*\}\s*\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
+)
+_CODE_BLOCK = re.compile(r"```.*?```", re.DOTALL)
+
+
+def _without_hidden(text: str) -> str:
+    """The response without what a reader does not see (`\\phantom{5}`, `{\\color{white}\\boxed{5}}`) and without
+    boxes inside code blocks (`// answer = \\boxed{8}` is a comment, not an answer)."""
+    text = _WHITE.sub(" ", _PHANTOM.sub(" ", text))
+    if "```" in text and "box" in text:
+        text = _CODE_BLOCK.sub(
+            lambda m: m.group(0).replace("\\boxed", "\\box_") if "boxed" in m.group(0) else m.group(0), text
+        )
+    return text
+
+
 def _formatted_answer(text: str) -> Extraction | None:
     """A response whose format says where its answer is: a program's printed value on the last line (PaL's
     `>>> 85.0`), or an answer-first headline (`$450\nExplanation: ... = $460`: the headline is the answer)."""
@@ -984,6 +1011,8 @@ def _core(text: str, gold: bool, cut_off: bool) -> tuple[Extraction, int, int]:
                 later = _answer_after_last_box(text)
                 if later is not None:  # `\boxed{12}. Wait, that's wrong ... so the answer is 11.`
                     return Extraction((later,), "sentence", "", depth), b_start, b_end
+            if not gold and _retracted(text, b_start, b_end):  # `\boxed{56}. Actually no, it is 54.`
+                return Extraction((), "none", "", depth), b_start, b_end
             parts = [_strip_wrapping(p) for p in parts]
             return Extraction(tuple(parts), "boxed", joined, depth), b_start, b_end
     if ans is not None:
@@ -991,6 +1020,25 @@ def _core(text: str, gold: bool, cut_off: bool) -> tuple[Extraction, int, int]:
     if cut_off:
         return Extraction((), "none", "", depth), -1, -1
     return _unmarked(text, gold, depth), -1, -1
+
+
+# words around the last box that take it back: `The answer is not \boxed{5}`, `If it were isosceles the answer would be
+# \boxed{13}`, `\boxed{5} is wrong`, `\boxed{56}. Actually no, it is 54.`, `\boxed{7} -- just kidding`
+_TAKING_BACK_BEFORE = (" not", " would be", " would have been", " could be", " might be", " i previously wrote",
+                       " i first wrote", " says")  # fmt: skip
+_TAKEN_BACK = re.compile(
+    r"[\s$.,;:)\"'”]*(?:--\s*|—\s*)?(?:(?:is|was|would be)\s+(?:wrong|incorrect|not (?:right|correct|the answer))"
+    r"|actually\b|no[,.!]|wait\b|just kidding|I (?:don't|do not) know|I cannot|I can't|scratch that|that's wrong"
+    r"|that is wrong|oops)",
+    re.IGNORECASE,
+)
+
+
+def _retracted(text: str, b_start: int, b_end: int) -> bool:
+    """The last box is taken back by the words just before or just after it, and no later answer is stated."""
+    command = text.rfind("\\", 0, b_start)  # `b_start` is the box's content: its `\boxed{` starts before it
+    before = " " + text[max(0, command - 40) : max(command, 0)].rstrip(" \t\n$:\"'“(").lower()
+    return before.endswith(_TAKING_BACK_BEFORE) or _TAKEN_BACK.match(text, b_end + 1) is not None
 
 
 def _ends_in_open_math(text: str) -> bool:
@@ -1062,6 +1110,10 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
     stripped = text.strip()
     if not stripped:
         return Extraction((), "none", "", depth)
+    if not gold and stripped[-1:].islower() and _UNFINISHED.search(stripped[-200:]):
+        return Extraction(
+            (), "none", "", depth
+        )  # `$2^4 = 16$ for labelled subsets, but we must subtract`: cut off
     env = _whole_environment(stripped)
     if env is not None:  # a matrix written over several lines, and nothing else
         return Extraction((env,), "bare", "", depth)

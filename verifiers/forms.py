@@ -369,3 +369,54 @@ def factored_incompletely(answer: str, question: str) -> bool:
         if len(coefficients) >= 2 and math.gcd(*coefficients) > 1:
             return True
     return False
+
+
+_LOWEST = re.compile(
+    r"lowest terms|simplest (?:form|terms)|reduced (?:form|fraction)|fully reduced|最简", re.I
+)
+_SIMPLEST_RADICAL = re.compile(r"simplest radical form", re.I)
+_AS_PERCENT = re.compile(r"as a percent|in percent|as a percentage|what percent|percentage", re.I)
+_FRACTION = re.compile(r"^-?\\?d?frac\{(\d+)\}\{(\d+)\}$|^-?(\d+)/(\d+)$")
+_RADICAL = re.compile(r"\\sqrt\{([^{}]*)\}")
+_AREA_ASKED = re.compile(r"\bin\s+(square|cubic)\s+(\w+)|\bin\s+(km/h|m/s|mph|km/hr)\b", re.I)
+
+
+def form_not_asked(answer: str, gold: str, question: str) -> str | None:
+    """The reason an answer equal to the gold is not in the form its question asks for, or None: a fraction not
+    in lowest terms, a radical not in simplest form, a decimal where a percent is asked, a unit of area or speed
+    other than the one asked."""
+    a = answer.replace(" ", "").replace("$", "").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    if _LOWEST.search(question):
+        m = _FRACTION.match(a)
+        if m:
+            num, den = (int(x) for x in (m.group(1) or m.group(3), m.group(2) or m.group(4)))
+            if math.gcd(num, den) > 1:
+                return "not_in_lowest_terms"
+    if _SIMPLEST_RADICAL.search(question):
+        for r in _RADICAL.finditer(a):
+            inner = r.group(1)
+            if re.search(r"\\cdot|\*|\\times", inner) or (
+                inner.isdigit() and any(int(inner) % (k * k) == 0 for k in range(2, 32))
+            ):
+                return "not_simplest_radical"
+    if _AS_PERCENT.search(question) and "%" in gold and "%" not in a and re.fullmatch(r"0?\.\d+", a):
+        return "not_a_percent"  # `0.5` for "expressed as a percent" (gold 50%)
+    asked = _AREA_ASKED.search(question)
+    if asked:
+        unit = re.search(
+            r"\\(?:text|mathrm)\{\s*([a-zA-Z/]+)\s*\}\s*(\^\s*\{?\s*([23])\s*\}?)?|(m/s|km/h)", answer
+        )
+        if unit:
+            name = (unit.group(1) or unit.group(4) or "").lower()
+            power = unit.group(3)
+            if asked.group(3):
+                if name and name != asked.group(3).lower().replace("km/hr", "km/h"):
+                    return "unit_mismatch"
+            else:
+                want = {"square": "2", "cubic": "3"}[asked.group(1).lower()]
+                word = asked.group(2).lower()
+                abbrev = {"meters": "m", "metres": "m", "centimeters": "cm", "centimetres": "cm", "kilometers": "km",
+                          "feet": "ft", "inches": "in", "units": "units"}.get(word, word)  # fmt: skip
+                if name and (name != abbrev or (power or "1") != want):
+                    return "unit_mismatch"
+    return None

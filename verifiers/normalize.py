@@ -244,6 +244,7 @@ def braced_short_commands(s: str) -> str:
     return _SQRT_SHORT.sub(r"\\sqrt{\1}", s)
 
 
+_COLOR = re.compile(r"\\(?:text)?color\s*\{[a-zA-Z]+\}")
 _BOLD = re.compile(r"\\(?:boldsymbol|bm|mathbf)\s*\{")
 
 
@@ -357,6 +358,10 @@ def _normalize_once(answer: str) -> str:
         s = _TEXT_CMD.sub(lambda m: m.group(1), s)
     if "\\b" in s or "\\mathbf" in s:
         s = _bold_unwrapped(s)
+    if (
+        "color" in s
+    ):  # `\color{blue}{5}`, `\textcolor{red}{5}`, `\color{blue} 5`: the colour is no part of the value
+        s = _COLOR.sub("", s)
     s = _FONT_SWITCH.sub("", s)
     s = _plain_math(s)
     if _TRIG.search(s):  # degrees inside trigonometric functions are angles: sin(90^\circ - x) = cos x
