@@ -77,6 +77,8 @@ LABELS_I = [DATA / "rule_labels_I.jsonl"]
 LABELS_J = [DATA / "rule_labels_J.jsonl"]
 # a ninth: multilingual (MGSM in nine languages, Korean MWP sets), QAMLC, MMLU elementary, Math401 (2026-11-29)
 LABELS_K = [DATA / "rule_labels_K.jsonl"]
+# a tenth: AoPS-style contest files (AIME 1983-2024 csv, HMMT February 2025, AIMO reference, PDF-extracted contests)
+LABELS_L = [DATA / "rule_labels_L.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -90,10 +92,12 @@ SETS = {
     "I": LABELS_I,
     "J": LABELS_J,
     "K": LABELS_K,
+    "L": LABELS_L,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"], "J": ["J"],
-               "K": ["K"], "both": ["old", "new"], "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K"]}  # fmt: skip
+               "K": ["K"], "L": ["L"], "both": ["old", "new"],
+               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -157,7 +161,7 @@ def labels_of(name: str) -> tuple[list[dict], list[dict]]:
     labels = load_labels(SETS[name])
     if name in OPTION_VALUES:
         labels = with_option_values(labels, OPTION_VALUES[name])
-    if name in ("G", "H", "I", "J", "K"):
+    if name in ("G", "H", "I", "J", "K", "L"):
         labels = [rounded_as_labelled(lab) for lab in labels]
     if name in ("D", "E"):
         return without_development_rows(labels)
@@ -297,7 +301,16 @@ def judge(label: dict, record: dict) -> tuple[str, str]:
         candidates.append(got / 100)  # 62.5% may be labelled 5/8 or 62.5
     if any(sympy.simplify(c - ex) == 0 for c in candidates):
         return "right", f"{rule}: {got}"
-    return "wrong", f"{rule} stands for {got}, the label's exact value is {ex}"
+    return "wrong", f"{rule} stands for {_shown(got)}, the label's exact value is {_shown(ex)}"
+
+
+def _shown(value) -> str:
+    """A value as text; an integer too long to print (a factorial-sized exact value) by its length."""
+    import sympy
+
+    if isinstance(value, sympy.Integer) and abs(value.p).bit_length() > 3000:
+        return f"<an integer of about {int(abs(value.p).bit_length() * 0.30103)} digits>"
+    return str(value)
 
 
 def evaluate(labels: list[dict]) -> dict:

@@ -85,7 +85,7 @@ _OUTSIDE_DATA = re.compile(
 _MALFORMED = re.compile(r"<(Answer|Question|Next Instance)>", re.I)
 # figures in Chinese statements (as shown in the figure, in the figure)
 _FIGURE_ZH = re.compile("如图|图中|见图|下图|右图|左图|图片")
-_SHOWN_LOOSE = re.compile(r"\b(as shown|the \w+ shown|is shown|are shown)\b", re.I)
+_SHOWN_LOOSE = re.compile(r"\b(as shown|the \w+ shown|is shown|are shown|shown (?:is|are)|depicted)\b", re.I)
 # estimation, order of magnitude, significant figures: the key is an approximation by design
 _ESTIMATE = re.compile(
     r"\b(estimate|estimated|estimation|approximately|approximate|roughly|about how (many|much|far|long)|"

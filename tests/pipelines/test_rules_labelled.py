@@ -59,6 +59,7 @@ NON_INTEGER_FLOOR = {
     "I": 0.5,
     "J": 0.6,
     "K": 0.05,
+    "L": 0.6,
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
@@ -117,7 +118,12 @@ NOT_SEEN_K = {
 }
 
 
-@pytest.fixture(scope="module", params=["old", "new", "D", "E", "G", "H", "I", "J", "K"])
+# set L: contest statements extracted from PDFs with their exponents and fractions lost (`4x2−1x`, `log4x`, `−√45x2 + k`),
+# so that they ask something else than their key answers; no rule tells a lost exponent from a product
+NOT_SEEN_L = {f"mobiusdonut/dynami/data/data.js:{n}" for n in (3, 5, 13, 16)}
+
+
+@pytest.fixture(scope="module", params=["old", "new", "D", "E", "G", "H", "I", "J", "K", "L"])
 def scored(request):
     bench = _bench()
     labels, _ = bench.labels_of(request.param)  # D and E leave out their rows also in A/B
@@ -140,6 +146,8 @@ def test_enough_labels(scored):
         assert result["cases"] >= 400 and result["by_kind"]["approximate"]["cases"] >= 100
     elif name in ("D", "E", "G", "H", "I", "J", "K"):
         assert result["cases"] >= 150, result["cases"]
+    elif name == "L":  # the labeller ran out of time at 116 rows (its notes)
+        assert result["cases"] >= 100, result["cases"]
     else:  # issue 21: at least 300 new decisions, at least 100 science/applied decimals
         applied = sum(
             c["cases"]
@@ -162,6 +170,7 @@ def test_no_wrong_rewrite_kept_that_rules_could_see(scored):
         | NOT_SEEN_I
         | NOT_SEEN_J
         | NOT_SEEN_K
+        | NOT_SEEN_L
     )
     wrong = {d["case_id"] for d in result["details"] if d["verdict"] == "wrong" and not d["source_key_wrong"]}
     assert wrong - allowed == set(), name

@@ -229,3 +229,8 @@ def test_fractions_in_words_and_a_dash_for_minus(answer, value):
 
 def test_a_dash_between_numbers_is_a_range_not_a_minus():
     assert isinstance(parse_answer("3\u20135"), Miss)
+
+
+def test_shown_is_a_figure_reference():  # set L: "Shown is one such pattern"
+    problem = "Shown is one such pattern of bricks 2 units by 1 unit. What is the square of the distance between A and B?"
+    assert "needs_diagram" in _reasons(problem, "194")
