@@ -158,6 +158,7 @@ _JOINER = re.compile(
     re.IGNORECASE,
 )
 _OR = re.compile(r"\bor\b|或", re.IGNORECASE)
+_SPAN_JOINER = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or)\s*", re.IGNORECASE)
 # between an exact box and its numerical value: `\\approx`, `≈`, `\\simeq`, `approximately`
 _APPROX = re.compile(
     r"[\s,;.$]*(?:\\approx|≈|\\simeq|\\sim|(?:which is )?(?:approximately|about|roughly))[\s,;.$:=]*(?:\\(?:boxed|fbox|framebox)\s*\{)?",
@@ -677,6 +678,21 @@ def _prose_value(text: str) -> str | None:
         last = spans[-1]
         value = next(g for g in last.groups() if g is not None)
         scale = _SCALE_WORD.match(sent, last.end())  # `$2.5$ million`: the scale is part of the value
+        group = [value]
+        k = len(spans) - 1
+        while k > 0 and _SPAN_JOINER.fullmatch(sent[spans[k - 1].end() : spans[k].start()]):
+            k -= 1  # `$x=2$ or $x=3$`, `$1$, $2$ and $4$`: spans joined by nothing but `or`, `and`, commas
+            group.insert(0, next(g for g in spans[k].groups() if g is not None))
+        if len(group) > 1 and not scale:
+            joined = (
+                " or "
+                if any(
+                    _OR.search(sent[a.end() : b.start()])
+                    for a, b in zip(spans[k:-1], spans[k + 1 :], strict=True)
+                )
+                else ", "
+            )
+            return joined.join(_strip_wrapping(v) for v in group)
         return _strip_wrapping(value + (" " + scale.group().strip() if scale else "")) or None
     brackets = list(_BRACKET_SPAN.finditer(sent))
     if brackets:  # `First try [30], second try [45].`: the last bracketed value

@@ -100,3 +100,16 @@ def test_hidden_text_code_blocks_and_cut_off_prose(text, gold, equal):
 )
 def test_the_form_the_question_asks_for(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        ("We factor.\nThe solutions are $x=2$ or $x=3$.", "2, 3", True),  # all roots, joined by `or`
+        ("We factor.\nThe solutions are $x=2$ or $x=3$.", "3", False),  # against one value: a hedge
+        ("We factor.\nThe roots are $1$, $2$ and $4$.", "1,2,4", True),
+        ("We add.\nThe area is $5$ and the perimeter is $12$.", "12", True),  # words between: the last span
+    ],
+)
+def test_prose_spans_joined_by_or_and_commas_are_one_answer(text, gold, equal):
+    assert verifiers.check(text, gold).equivalent is equal
