@@ -19,8 +19,6 @@ from typing import Any
 from verifiers.forms import clean_choice, options
 from verifiers.normalize import NUMBER_WORDS, TENS_WORDS
 
-# choice labels: `\\textbf{(A)}`, `(A)`, and `A.` / `A．` / `A、` / `A:` after a line break or a space
-# (`\nA. 1032 B. 1132 C. 1232 D. 1332`, the Chinese sets' style: a run of these must start a line)
 _PROOF = re.compile(
     r"\b(prove|proves|disprove|show that|show how|demonstrate that|justify your answer)\b", re.I
 )

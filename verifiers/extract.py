@@ -520,7 +520,7 @@ _UNFINISHED = re.compile(
     r"(?:,\s*but|\bbut we|\bthen we|\bnext we|\bwe (?:must|need to|have to))\b[^.!?$]*$", re.I
 )
 _BECAUSE = re.compile(
-    r",\s*(?:because|since|as|which|so that|porque|ya que|car|parce que|puisque|weil|denn|da|perché|poiché|pois|porque"
+    r",\s*(?:because|since|as|which|so that|porque|ya que|car|parce que|puisque|weil|denn|da|perché|poiché|pois"
     r"|потому что|так как|karena|sebab|çünkü|vì|bởi vì|not)\b",
     re.IGNORECASE,
 )
@@ -845,18 +845,16 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     when the marker that decided sits well inside them (see `_window_decides`); only a response
     whose answer is not near its end is read whole. The same answer as reading it whole."""
     text = _before_invented_turn(text, gold, cut_off)
-    end = text[-1_000:]  # hidden text and code blocks matter where the answer is: near the end
-    if not gold and ("```" in end or "phantom" in end or "color" in end):
-        text = _without_hidden(text)
     if (
         not gold
-        and text[-8:].rstrip().endswith(("）", ")"))
-        and _TRAILING_NOTE.search(text, max(0, len(text) - _TAIL))
-    ):
-        text = _TRAILING_NOTE.sub(
-            "", text
-        )  # `（注：三边长为 1, √2, 2。）` after the answer: a remark, not the answer
-    if not gold:
+    ):  # a response: what a reader does not see, a closing remark, a format that says where its answer is
+        end = text[-1_000:]  # hidden text and code blocks matter where the answer is: near the end
+        if "```" in end or "phantom" in end or "color" in end:
+            text = _without_hidden(text)
+        if text[-8:].rstrip().endswith(("）", ")")) and _TRAILING_NOTE.search(
+            text, max(0, len(text) - _TAIL)
+        ):
+            text = _TRAILING_NOTE.sub("", text)  # `（注：三边长为 1, √2, 2。）` after the answer: a remark
         formatted = _formatted_answer(text)
         if formatted is not None:
             return formatted
