@@ -72,7 +72,7 @@ from pipelines.classify import (
     science_signals,
     several_asks,
 )
-from verifiers.normalize import braced_short_commands
+from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands
 
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
 _POW_LIMIT = 2000  # log10 bound on any intermediate power; stops power towers before they hang
@@ -167,7 +167,7 @@ _UNIT_WORDS = re.compile(
     r"^(-?[\d.,]+)\s+[A-Za-z]{2,}(?:\s[A-Za-z]+)?(?:\s*/\s*[A-Za-z]+)?(\^\s*\{?\d\}?)?$"
 )  # `0.59 gallons`, `8 cm`, `1 step/minute`
 # money before the value: `\$18.90`, `Rs. 750` (AQuA), `₹ 40`, `USD 5`, `€3`
-_CURRENCY_BEFORE = re.compile(r"^(?:\\\$|\$|Rs\.?|INR|\u20b9|USD|US\$|\u20ac|\u00a3)\s*(?=[-.\d\\])")
+_CURRENCY_BEFORE = re.compile(r"^(?:\\\$|\$|" + CURRENCY_BEFORE + r")\s*(?=[-.\d\\])")
 # a unit after the number, glued or spaced (`144km`, `100 m`, `2 m/s²`), read off only when the statement writes
 # the same unit after a number (`12km/hr`, `at 0.5 m/s²`): without that, `144km` may be the product 144·k·m
 _UNIT_AFTER = re.compile(

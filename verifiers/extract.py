@@ -102,13 +102,35 @@ class Extraction(NamedTuple):
 
 NONE = Extraction((), "none")
 
+# answer words of other languages, one row per language: the label of an answer line (`Antwort: 18`), the
+# sentences that announce the answer (regexes: `Die Antwort lautet 18`), and, for languages that write a decimal
+# comma (`3,15`), words whose presence says the response is in one (see `_writes_decimal_comma`)
+_LANGUAGES = (
+    ("es", ("respuesta",), (r"la respuesta (?:final |correcta )?es",), ("respuesta", "resultado")),
+    ("pt", ("resposta",), (r"a resposta (?:final |correta )?é",), ("resposta",)),
+    ("fr", ("réponse", "reponse"), (r"la réponse (?:finale |correcte )?est",), ("réponse", "résultat")),
+    ("it", ("risposta",), (r"la risposta (?:finale |corretta )?è",), ("risposta", "risultato")),
+    ("de", ("antwort",), (r"die (?:richtige |endgültige )?antwort (?:lautet|ist)",), ("antwort", "ergebnis", "beträgt")),
+    ("ru", ("ответ",), (r"ответ(?: равен| будет)?\s*[:—-]?",), ("ответ", "итого")),
+    ("ja", ("答え", "解答"), (r"答えは",), ()),
+    ("ko", ("정답", "답"), (r"정답은", r"답은"), ()),
+    ("vi", ("đáp án", "đáp số"), (r"đáp án(?: là)?", r"đáp số(?: là)?", r"câu trả lời là"), ("đáp", "câu trả lời")),
+    ("id", ("jawaban", "jawab"), (r"jawaban(?:nya)? (?:adalah|ialah)",), ("jawab",)),
+    ("tr", ("cevap", "yanıt"), (r"cevap", r"yanıt"), ("cevap", "yanıt")),
+    ("ar", ("الإجابة", "الجواب"), (r"الإجابة هي", r"الجواب هو"), ()),
+    ("hi", ("उत्तर",), (r"उत्तर",), ()),
+    ("bn", ("উত্তর",), (r"উত্তর(?: হলো| হল)?",), ()),
+    ("th", ("คำตอบ",), (r"คำตอบคือ",), ()),
+    ("sw", ("jibu",), (r"jibu ni",), ()),
+)  # fmt: skip
+_FOREIGN_ANSWER_WORDS = tuple(w for _, labels, _, _ in _LANGUAGES for w in labels)
+_FOREIGN_SENTENCES = "|".join(x for _, _, sentences, _ in _LANGUAGES for x in sentences)
+_DECIMAL_COMMA_WORDS = tuple(w for _, _, _, words in _LANGUAGES for w in words)
+_ASCII_ANSWER_WORDS = tuple(
+    w for w in _FOREIGN_ANSWER_WORDS if w.isascii()
+)  # the only ones an ASCII text can hold
 # `Answer: 34`, `**Answer:** 34`, `Final Answer: $34$`, `answer:34.` (case-insensitive); also
 # `Answer \[ 9 \]` and `Answer $ 9 $` with no colon when a math delimiter follows
-# "Answer" in other languages, as a line's label (`Antwort: 18`, `Ответ: 18`, `Đáp số: 18`, `答え：18`)
-_FOREIGN_ANSWER_WORDS = (
-    "antwort", "respuesta", "réponse", "reponse", "risposta", "resposta", "ответ", "cevap", "yanıt", "jawaban",
-    "jawab", "đáp án", "đáp số", "jibu", "उत्तर", "উত্তর", "คำตอบ", "答え", "解答", "정답", "답", "الإجابة", "الجواب",
-)  # fmt: skip
 _ANSWER_LINE = re.compile(
     r"^[ \t>#*_]*(?:final[ \t]+)?(?:answer|(?:judge?ment|"
     + "|".join(_FOREIGN_ANSWER_WORDS)
@@ -132,18 +154,9 @@ _SENTENCE = re.compile(
     r"|(?:最终答案|正确答案|答案)\s*(?:应该是|应为|是|为|[:：])\s*[:：]?\s*(?:选项|选)?"
     r"|【(?:最终答案|正确答案|答案)】\s*[:：]?\s*(?:选项|选)?"
     r"|(?:故|所以|因此|从而|则)?\s*应?选\s*[:：]?(?=\s*\(?[A-E](?![A-Za-z]))"
-    # "the answer is" in other languages
-    r"|la respuesta (?:final |correcta )?es|a resposta (?:final |correta )?é|la réponse (?:finale |correcte )?est"
-    r"|la risposta (?:finale |corretta )?è|die (?:richtige |endgültige )?antwort (?:lautet|ist)|ответ(?: равен| будет)?\s*[:—-]?"
-    r"|答えは|정답은|답은|đáp án(?: là)?|đáp số(?: là)?|câu trả lời là|jawaban(?:nya)? (?:adalah|ialah)"
-    r"|cevap|yanıt|الإجابة هي|الجواب هو|उत्तर|উত্তর(?: হলো| হল)?|คำตอบคือ|jibu ni)\s*",
+    r"|" + _FOREIGN_SENTENCES + r")\s*",
     re.IGNORECASE,
 )
-# words of languages whose decimal mark is the comma and whose thousands are grouped with dots or spaces
-_DECIMAL_COMMA_WORDS = (
-    "antwort", "ergebnis", "beträgt", "respuesta", "resultado", "réponse", "résultat", "risposta", "risultato",
-    "resposta", "jawab", "cevap", "yanıt", "ответ", "итого", "đáp", "câu trả lời",
-)  # fmt: skip
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 _HOPE_ANY = re.compile(r"\.?\s*I hope (?:it|this) is correct.*$", re.IGNORECASE | re.DOTALL)
 _HOPE = re.compile(r"\.?\s*I hope (?:it|this) is correct\.?\s*$", re.IGNORECASE)
@@ -540,9 +553,7 @@ def _may_name_answer(text: str) -> bool:
     if "answer" in text.lower() or "答案" in text or "选" in text:
         return True
     tail = text[-_TAIL:]
-    return not tail.isascii() or any(
-        w in tail.lower() for w in _FOREIGN_ANSWER_WORDS[:4] + ("jibu", "jawab", "cevap")
-    )
+    return not tail.isascii() or any(w in tail.lower() for w in _ASCII_ANSWER_WORDS)
 
 
 def _answer_after_last_box(text: str) -> str | None:

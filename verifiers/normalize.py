@@ -482,8 +482,11 @@ _PERCENT_WORD = re.compile(
     r"(?<=[\d}])\s*(?:percentage|percent|pct)(?![a-zA-Z])|(?<=[\d}])\s*per\s*cent(?![a-zA-Z])"
 )
 _MONEY = re.compile(r"^\s*\$\s*(?=[-+]?\.?\d)|(?<=\d)\s*\$\s*$")
+# currency signs and codes written before an amount (`R$ 37.500`, `Rs. 750`, `₹4,50,000`, `US$ 5`): the one list, also
+# read by the rules step (pipelines.rules) off source keys
+CURRENCY_BEFORE = r"R\$|US\$|Rp\.?|Rs\.?|INR|USD|₹|€|£|¥|₩|₫|฿|₽|KSh|TL|shilingi"
 _OTHER_CURRENCY = re.compile(
-    r"^\s*(?:R\$|Rp\.?|₹|Rs\.?|€|£|¥|₩|₫|฿|₽|KSh|TL|shilingi)\s*(?=[-\d])"
+    r"^\s*(?:" + CURRENCY_BEFORE + r")\s*(?=[-\d])"
     r"|(?<=\d)\s*(?:€|₽|₩|₫|฿|TL|원|円|元|руб(?:\.|лей|ля|ль)?|đồng|shilingi|ريال|روپے)\s*$"
 )
 _CURRENCY_WORD = re.compile(r"(?<=\d)\s*(?:USD|EUR|GBP)\s*$|^\s*(?:USD|EUR|GBP)\s*(?=\d)")
@@ -497,7 +500,7 @@ def _currency(s: str) -> str:
     if s.count("$") == 1 and not s.lstrip().startswith("R$"):
         s = _MONEY.sub("", s)
     s = _CURRENCY_WORD.sub("", s)
-    if not s.isascii() or "R" in s or "TL" in s or "KSh" in s or "shilingi" in s:
+    if not s.isascii() or "R" in s or "US" in s or "TL" in s or "KSh" in s or "shilingi" in s:
         s = _OTHER_CURRENCY.sub("", s)
     return _COUNTED.sub("", s)
 
