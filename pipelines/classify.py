@@ -79,6 +79,9 @@ _OUTSIDE_DATA = re.compile(
     r"\bfor the relevant information\b|如下表|下表|表中|统计图|统计表",
     re.I,
 )
+# a template's slots where the numbers should be (`costs number0 dollars`, `[NUM1]`): the values live elsewhere in
+# the row (SVAMP/ASDiv-style "Numbers" fields), so the statement alone has no answer
+_PLACEHOLDER = re.compile(r"\bnumber\d+\b|\[NUM\d*\]|<NUM\d*>|\bNUM_\d+\b", re.I)
 # statements that hold a second problem or its key (leaked from a few-shot prompt)
 _MALFORMED = re.compile(r"<(Answer|Question|Next Instance)>", re.I)
 # figures in Chinese statements (as shown in the figure, in the figure)
@@ -106,6 +109,7 @@ _ONE_OF_MANY = re.compile(
     r"\bfor example,? (find|give|write)\b|\b(find|give|determine|choose|name|write( down)?) (a|an|any|some|one) "
     r"([\w$\\{}^()]+\s+){0,3}?(such that|for which|so that|that satisf|satisfying|with the property)|"
     r"\b(find|give|name|write( down)?) (another|one more)\b|"
+    r"\b(would|could|might) be an? (appropriate|acceptable|reasonable|suitable|possible)\b|"
     r"写出一个|一个符合|任意一个|一个取值|一个值|写出满足|举出一个|举一个",
     re.I,
 )
@@ -376,6 +380,7 @@ VERIFIABILITY = {
     "diagram": "refers to a figure",
     "refers_to_other_problem": "refers to another problem",
     "needs_data": "refers to data not in the statement",
+    "placeholder": "refers to data not in the statement",
     "several_asks": "several asks",
     "malformed": "malformed statement",
     "no_answer": "no answer",
@@ -569,6 +574,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("malformed")
     if _OTHER_PROBLEM.search(text):
         reasons.append("refers_to_other_problem")
+    if _PLACEHOLDER.search(text):
+        reasons.append("placeholder")
     key = str(rec.get("original_answer") or "")
     if answer and (_YES_NO.match(key) or coded_answer(text, key)):
         reasons.append("yes_no")

@@ -234,3 +234,31 @@ def test_a_dash_between_numbers_is_a_range_not_a_minus():
 def test_shown_is_a_figure_reference():  # set L: "Shown is one such pattern"
     problem = "Shown is one such pattern of bricks 2 units by 1 unit. What is the square of the distance between A and B?"
     assert "needs_diagram" in _reasons(problem, "194")
+
+
+@pytest.mark.parametrize(
+    "problem",
+    [
+        # set N (SVAMP as criticData stores it): the values live in another field of the row
+        "Each pack of dvds costs number0 dollars. If there is a discount of number1 dollars on each pack How much "
+        "do you have to pay to buy each pack?",
+        "The depth of the water is number0 times Dean's height. Dean is number1 feet taller than Ron. If Ron stands "
+        "at number2 feet How deep was the water?",
+        "A bakery sold [NUM1] cakes on Monday and [NUM2] on Tuesday. How many cakes did it sell?",
+    ],
+)
+def test_placeholders_for_numbers_are_missing_context(problem):
+    assert "placeholder" in _reasons(problem, "51")
+
+
+def test_a_word_with_digits_is_no_placeholder():
+    assert "placeholder" not in _reasons("Let $N_1 = 12$ and $x_2 = 3$. What is $N_1 x_2$?", "36")
+
+
+def test_one_acceptable_value_of_a_range_is_not_unique():  # set N: an AMC question shown without its options
+    problem = (
+        "Julie is preparing a speech for her class.  Her speech must last between one-half hour and three-quarters "
+        "of an hour.  The ideal rate of speech is 150 words per minute.  If Julie speaks at the ideal rate, what "
+        "number of words would be an appropriate length for her speech?"
+    )
+    assert "one_of_many" in _reasons(problem, "5650")
