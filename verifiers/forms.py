@@ -381,11 +381,71 @@ _RADICAL = re.compile(r"\\sqrt\{([^{}]*)\}")
 _AREA_ASKED = re.compile(r"\bin\s+(square|cubic)\s+(\w+)|\bin\s+(km/h|m/s|mph|km/hr)\b", re.I)
 
 
+# forms MATH's questions name: "as a common fraction", "as an improper fraction", "as a mixed number", "rationalize
+# the denominator", "in interval notation", `in the form "$y = mx + b$"`, a plane with `A > 0` and gcd 1, "Factor"
+_AS_FRACTION = re.compile(
+    r"\b(?:as|in the form of) an? (?:common |simple |single |improper |reduced )?fraction\b|fractional form",
+    re.I,
+)
+_AS_MIXED = re.compile(r"\bas an? mixed number\b", re.I)
+_MIXED_NUMBER = re.compile(r"^-?\d+\\frac")  # `2\frac{1}{4}`
+_NOT_A_FRACTION = re.compile(r"\d\.\d|^-?\.\d|%|\\overline|\\dot")
+_RATIONAL_DENOMINATOR = re.compile(
+    r"rationali[sz]e (?:the |its |your )?denominator|rational denominator|simplest radical form", re.I
+)
+_RADICAL_BELOW = re.compile(r"\\frac\{(?:[^{}]|\{[^{}]*\})*\}\{(?:[^{}]|\{[^{}]*\})*\\sqrt|/\(?\d*\\sqrt")
+_INTERVAL_ASKED = re.compile(r"interval notation", re.I)
+_INEQUALITY = re.compile(r"<|>|\\[lg]eq?\b|\\[lg]eqslant|\\[lg]t\b|[≤≥]")
+_SLOPE_FORM_ASKED = re.compile(r"in the form\W{0,4}y\s*=\s*mx\s*\+\s*b", re.I)
+_PLANE_FORM_ASKED = re.compile(r"A\s*>\s*0", re.I)
+_FACTOR_ASKED = re.compile(
+    r"^\s*(?:Completely\s+)?Factor\b|\bfactor (?:the )?(?:expression|polynomial)\b", re.I
+)
+
+
+def _named_form_missing(a: str, gold: str, question: str) -> str | None:
+    """`form_not_asked` for the forms a question names (see above); `a` without spaces or `$`."""
+    g = gold.replace(" ", "").replace("$", "")
+    if _SLOPE_FORM_ASKED.search(question) and g.startswith("y=") and not a.startswith("y="):
+        return "not_the_asked_form"  # `2x-y+3=0` for `y = mx + b`
+    if _PLANE_FORM_ASKED.search(question) and "gcd" in question and a.endswith("=0"):
+        terms = re.findall(r"[+-]?[^+-]+", a[:-2])
+        coefficients = [re.match(r"([+-]?)(\d*)", t) for t in terms]
+        if coefficients and all(re.fullmatch(r"[+-]?\d*[a-z]?", t) for t in terms):
+            if coefficients[0].group(1) == "-":
+                return "not_the_asked_form"  # `A > 0` asked
+            if math.gcd(*(int(c.group(2) or "1") for c in coefficients)) > 1:
+                return "not_the_asked_form"  # gcd 1 asked
+    if _FACTOR_ASKED.search(question) and "(" in g and "(" not in a:
+        return "not_factored"  # `xy+3x+2y+6` for "Factor"
+    if "=" in a and "=" not in g:
+        a = a.rsplit("=", 1)[1]  # `\sqrt{117}=3\sqrt{13}`: the chain's last member is the answer's form
+    fraction_gold = not _NOT_A_FRACTION.search(g) and not _MIXED_NUMBER.match(g)
+    if (
+        _AS_FRACTION.search(question)
+        and fraction_gold
+        and (_NOT_A_FRACTION.search(a) or _MIXED_NUMBER.match(a))
+    ):
+        return "not_a_fraction"  # `0.375`, `37.5%`, `0.\overline{3}`, `2\frac14` for "a common fraction"
+    if _AS_MIXED.search(question) and _MIXED_NUMBER.match(g) and not _MIXED_NUMBER.match(a):
+        return "not_a_mixed_number"
+    if _RATIONAL_DENOMINATOR.search(question) and _RADICAL_BELOW.search(a) and not _RADICAL_BELOW.search(g):
+        return "denominator_not_rational"  # `\frac{1}{\sqrt{2}}`
+    if _INTERVAL_ASKED.search(question) and _INEQUALITY.search(a) and not _INEQUALITY.search(g):
+        return "not_interval_notation"  # `1 < x \le 4` for "in interval notation"
+    return None
+
+
 def form_not_asked(answer: str, gold: str, question: str) -> str | None:
     """The reason an answer equal to the gold is not in the form its question asks for, or None: a fraction not
     in lowest terms, a radical not in simplest form, a decimal where a percent is asked, a unit of area or speed
-    other than the one asked."""
+    other than the one asked, and the forms a question names (`_named_form_missing`)."""
     a = answer.replace(" ", "").replace("$", "").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    named = _named_form_missing(a, gold, question)
+    if named is not None:
+        return named
+    if "=" in a and "=" not in gold:
+        a = a.rsplit("=", 1)[1]
     if _LOWEST.search(question):
         m = _FRACTION.match(a)
         if m:

@@ -113,3 +113,34 @@ def test_the_form_the_question_asks_for(text, gold, question, equal):
 )
 def test_prose_spans_joined_by_or_and_commas_are_one_answer(text, gold, equal):
     assert verifiers.check(text, gold).equivalent is equal
+
+
+# set Y (structured answers): forms MATH's questions ask for by name; the value alone is not the asked answer
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        ("$\\boxed{0.375}$", "\\frac{3}{8}", "What is the probability? Express your answer as a common fraction.", False),
+        ("$\\boxed{\\frac{3}{8}}$", "\\frac{3}{8}", "What is the probability? Express your answer as a common fraction.", True),
+        ("$\\boxed{37.5\\%}$", "\\frac38", "What is the probability? (Express your answer as a fraction.)", False),
+        ("$\\boxed{0.\\overline{3}}$", "\\frac13", "Compute $0.\\overline{1}\\cdot 3$. Express your answer as a common fraction.", False),
+        ("$\\boxed{2\\frac{1}{4}}$", "\\frac94", "Find the largest $x$. Express your answer as an improper fraction.", False),
+        ("$\\boxed{\\frac{9}{4}}$", "2\\frac{1}{4}", "How many pies are left? Express your answer as a mixed number.", False),
+        ("$\\boxed{2\\frac{1}{4}}$", "2\\frac{1}{4}", "How many pies are left? Express your answer as a mixed number.", True),
+        ("$\\boxed{\\frac{1}{\\sqrt{2}}}$", "\\frac{\\sqrt{2}}{2}", "Simplify $\\sqrt{1/2}$ and rationalize the denominator.", False),
+        ("$\\boxed{\\frac{\\sqrt{2}}{2}}$", "\\frac{\\sqrt{2}}{2}", "Simplify $\\sqrt{1/2}$ and rationalize the denominator.", True),
+        ("$\\boxed{\\frac{2}{\\sqrt{3}}}$", "\\frac{2\\sqrt{3}}{3}", "Find $BC$. Express your answer in simplest radical form.", False),
+        ("Hence $\\boxed{1 < x \\le 4}$.", "(1,4]", "Solve $x^2-5x+4\\le 0$, $x>1$. Express your answer in interval notation.", False),
+        ("Hence $\\boxed{(1,4]}$.", "(1,4]", "Solve $x^2-5x+4\\le 0$, $x>1$. Express your answer in interval notation.", True),
+        ("So the line is $\\boxed{2x - y + 3 = 0}$.", "y = 2x + 3", 'Find the line. Express your answer in the form "$y = mx + b$".', False),
+        ("So the line is $\\boxed{y = 2x + 3}$.", "y = 2x + 3", 'Find the line. Express your answer in the form "$y = mx + b$".', True),
+        ("$\\boxed{-2x + y - 3z - 1 = 0}$", "2x - y + 3z + 1 = 0", "Find the plane. Enter your answer in the form \\[Ax + By + Cz + D = 0,\\]where $A,$ $B,$ $C,$ $D$ are integers such that $A > 0$ and $\\gcd(|A|,|B|,|C|,|D|) = 1.$", False),
+        ("$\\boxed{4x - 2y + 6z + 2 = 0}$", "2x - y + 3z + 1 = 0", "Find the plane. Enter your answer in the form \\[Ax + By + Cz + D = 0,\\]where $A,$ $B,$ $C,$ $D$ are integers such that $A > 0$ and $\\gcd(|A|,|B|,|C|,|D|) = 1.$", False),
+        ("$\\boxed{2x - y + 3z + 1 = 0}$", "2x - y + 3z + 1 = 0", "Find the plane. Enter your answer in the form \\[Ax + By + Cz + D = 0,\\]where $A,$ $B,$ $C,$ $D$ are integers such that $A > 0$ and $\\gcd(|A|,|B|,|C|,|D|) = 1.$", True),
+        ("It is $\\boxed{xy + 3x + 2y + 6}$.", "(x+2)(y+3)", "Factor $xy+2y+3x+6$.", False),
+        ("It is $\\boxed{(x+2)(y+3)}$.", "(x+2)(y+3)", "Factor $xy+2y+3x+6$.", True),
+        # the form is read off the chain's last member: `\sqrt{117}=3\sqrt{13}` ends in simplest radical form
+        ("$d=\\sqrt{6^2+9^2}=\\sqrt{117}=3\\sqrt{13}$ units.", "3\\sqrt{13}", "What is the distance? Express your answer in simplest radical form.", True),
+    ],
+)  # fmt: skip
+def test_the_form_named_by_the_question(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
