@@ -186,7 +186,11 @@ _COPULA = re.compile(r"(?:\bis\b|\bare\b|\bequals\b|\bbe\b|\bit's\b|=|:)\s*", re
 _BRACKETED = re.compile(r"\[\s*([^\[\],;]+?)\s*\]")
 _BRACKET_SPAN = re.compile(r"(?<!\\)\[\s*([^\[\],;\\]+?)\s*\]")
 _COUNTED = re.compile(r"([$€£]?\s*-?[\d][\d,]*(?:\.\d+)?%?)\s+[A-Za-z][A-Za-z ]*")
-_SENT_END = re.compile(r"[.!?。](?=\s|$)|\n\s*\n")
+_SENT_END = re.compile(
+    r"[.!?](?=\s|$)|[。！？]|\n\s*\n"
+)  # a Chinese full stop ends a sentence with no space after it
+_CJK_WORDS = re.compile(r"[\u4e00-\u9fff]+")
+_CJK_JOINERS = frozenset(["或", "或者", "和", "与", "及", "以及", "且"])
 _LEADING_VALUE = re.compile(r"[-+]?\$?[-+]?\d")
 _MAX_BARE = 300  # a bare answer longer than this is prose, not an answer
 _MAX_PROSE_VALUE = 60
@@ -629,10 +633,13 @@ _NON_PROSE_WORDS = frozenset(
 )
 
 
-def _is_sentence(s: str) -> bool:
-    """Prose rather than a bare answer: a math span among words, or a copula with words."""
+def _is_sentence(s: str, gold: bool = False) -> bool:
+    """Prose rather than a bare answer: a math span among words, or a copula with words. A response's Chinese
+    words count too; a gold's do not (`$1$或$2$` is both values)."""
     outside = _MATH_SPAN.sub(" ", s)
     words = [w for w in _WORD.findall(outside) if w.lower() not in _NON_PROSE_WORDS]
+    if not gold:  # `所以 $C$ 的方程为 $3x^2+4y^2=12$`: Chinese prose around math spans, not `$1$或$2$`
+        words += [w for w in _CJK_WORDS.findall(outside) if w not in _CJK_JOINERS]
     if _MATH_SPAN.search(s) and words:
         return True
     return len(words) >= 3 or (
@@ -1143,7 +1150,7 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
     if env is not None:  # a matrix written over several lines, and nothing else
         return Extraction((env,), "bare", "", depth)
     if "\n" not in stripped and len(stripped) <= _MAX_BARE:
-        sentence = _is_sentence(stripped)
+        sentence = _is_sentence(stripped, gold)
         v = _prose_value(stripped) if sentence else None
         if v:
             return Extraction((v,), "prose", "", depth)

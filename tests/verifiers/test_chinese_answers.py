@@ -105,3 +105,21 @@ def test_a_chinese_gold_with_two_values_needs_both():
 )
 def test_a_qualified_chinese_answer_is_compared_as_written(pred, gold, equivalent):
     assert verifiers.check(pred, gold, timeout=5).equivalent is equivalent
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "equivalent"),
+    [
+        # set Y: a concluding Chinese sentence around math spans reads its last span, as English prose does
+        ("由 $c=1$ 得 $a=2$，$b=\\sqrt3$，所以 $C$ 的方程为 $\\frac{x^2}{4}+\\frac{y^2}{3}=1$。", "\\frac{x^{2}}{4}+\\frac{y^{2}}{3}=1", True),
+        ("由 $c=1$ 得 $a=2$，$b=\\sqrt3$，所以 $C$ 的方程为 $\\frac{x^2}{3}+\\frac{y^2}{4}=1$。", "\\frac{x^{2}}{4}+\\frac{y^{2}}{3}=1", False),
+        ("令 $g(x)=x^3-3x$，与 $y=a$ 有两个交点，得 $-2<a<1$。", "(-2, 1)", True),
+        ("令 $g(x)=x^3-3x$，与 $y=a$ 有两个交点，得 $-2<a<2$。", "(-2, 1)", False),
+        ("综上，$a\\in(-\\sqrt3,-1)\\cup(1,\\sqrt3)$。", "(-\\sqrt{3},-1) \\cup (1, \\sqrt{3})", True),
+        ("$M\\cup N$ 为 $(-3,4)$。", "(-3,4)", True),
+        ("$M\\cup N$ 为 $(-3,4)$。", "(-3,1)", False),
+        ("我们先求出 $a=3$。最后得到面积为 $12$。", "3", False),  # the last sentence's span, not an earlier one
+    ],
+)  # fmt: skip
+def test_chinese_prose_reads_its_last_span(pred, gold, equivalent):
+    assert verifiers.check(pred, gold).equivalent is equivalent
