@@ -178,6 +178,22 @@ _UNIT_AFTER = re.compile(
 _LAYOUT_TAIL = re.compile(
     r"(?:\s|\\\\|\\(?:noindent|newline|par|medskip|bigskip|smallskip)\b|\\vspace\*?\{[^}]*\})+$"
 )
+# a key written as a list of one value (`[4332.0]`), or as an exact fraction and its decimal (`40/3 | 13.333`)
+_ONE_ELEMENT_LIST = re.compile(r"\[\s*(-?\d+(?:\.\d+)?(?:/\d+)?)\s*\]")
+_EXACT_OR_DECIMAL = re.compile(r"(-?\d+/\d+)\s*\|\s*(-?\d*\.\d+)")
+
+
+def _approximates(decimal: str, fraction: str) -> bool:
+    """`13.333` is `40/3` rounded or cut to the decimal's places (and nothing else is)."""
+    places = len(decimal.split(".")[1])
+    num, den = (int(x) for x in fraction.split("/"))
+    if den == 0:
+        return False
+    ulp, gap = sympy.Rational(1, 10**places), sympy.Rational(decimal) - sympy.Rational(num, den)
+    truncated = -ulp < gap <= 0 if num * den > 0 else 0 <= gap < ulp
+    return abs(gap) <= ulp / 2 or truncated
+
+
 # a key written as a sentence with one value in math: `Show that $a=2$.`, `Show that the answer is $\frac13$.`
 _STATED_KEY = re.compile(r"(?:Show|Prove) that [^$\d]*\$([^$]+)\$[^$\d]*\.?")
 # a number and a Chinese measure word or unit (`24项`, `2个`, `15厘米`), not a scale (`3万` is 30000)
@@ -225,6 +241,12 @@ def parse_answer(
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
         raw = stated.group(1)
+    listed = _ONE_ELEMENT_LIST.fullmatch(raw.strip())
+    if listed:  # `[4332.0]` (MWPToolkit's keys): a list of one value is that value
+        raw = listed.group(1)
+    alternatives = _EXACT_OR_DECIMAL.fullmatch(raw.strip())
+    if alternatives and _approximates(alternatives.group(2), alternatives.group(1)):
+        raw = alternatives.group(1)  # `40/3 | 13.333` (Dolphin18K): the exact value and its decimal
     chinese = _CJK_MEASURE.fullmatch(raw.strip())
     if chinese:  # `24项`, `2个`, `15厘米`: a number and the word for what it counts
         raw = chinese.group(1)

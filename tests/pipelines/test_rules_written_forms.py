@@ -262,3 +262,26 @@ def test_one_acceptable_value_of_a_range_is_not_unique():  # set N: an AMC quest
         "number of words would be an appropriate length for her speech?"
     )
     assert "one_of_many" in _reasons(problem, "5650")
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("[4332.0]", 4332),  # set O (MWPToolkit's Draw1K keys): a list of one value
+        ("[6.0]", 6),
+        ("40/3 | 13.333", sympy.Rational(40, 3)),  # Dolphin18K: the exact value and its decimal
+        ("264/5 | 52.8", sympy.Rational(264, 5)),
+    ],
+)
+def test_one_value_lists_and_a_fraction_with_its_decimal(answer, value):
+    got = parse_answer(answer)
+    assert not isinstance(got, Miss) and got.value == value, (answer, got)
+
+
+@pytest.mark.parametrize("answer", ["[32.0, 36.0]", "40/3 | 12.5", "1/3 | 0.4"])
+def test_several_values_or_a_decimal_that_is_not_the_fraction_stay_unread(answer):
+    got = parse_answer(answer)
+    assert isinstance(got, Miss) or got.value not in (sympy.Rational(40, 3), sympy.Rational(1, 3)), (
+        answer,
+        got,
+    )
