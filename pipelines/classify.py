@@ -53,7 +53,11 @@ _SEVERAL = re.compile(
 )
 _CHOICE_DEPENDENT = re.compile(
     r"\bwhich (one )?of the following\b|\bwhich (statement|graph|of these)\b|"
-    r"\bthe following (is|are|must|could)\b|\bmust be true\b",
+    r"\bthe following (is|are|must|could)\b|\bmust be true\b|"
+    # Chinese: "which of the following" (下列, 以下, 其中正确的), and a blank the options complete (`则 ( )`,
+    # `是“...”的 ( )`: a statement or a condition is chosen, not a value)
+    r"下列|以下[^，,。]{0,12}(?:正确|错误|成立|是)|其中[^，,。]{0,8}(?:正确|错误|真命题|假命题)|"
+    r"(?:正确|错误|成立)的(?:是|有)|[则的]\s*(?:[(（]\s*(?:\\q?quad)?\s*[)）])?\s*$",
     re.I,
 )
 # another problem's answer or a contest relay ("the number you will receive from position 7", TNYWR,

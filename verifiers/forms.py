@@ -241,8 +241,8 @@ def asked_unit(question: str) -> str | None:
 
 # choice labels: `\textbf{(A) }`, `(A)`, or `A.` / `A．` / `A、` / `A:` (these start a line)
 _OPTION_LABEL = re.compile(
-    r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-E])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-E])\s*\)"
-    r"|(?:(?<=\s)|^)(?P<d>[A-E])\s*[.．、:：](?=\s|\$|\d)"
+    r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-F])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-F])\s*\)"
+    r"|(?:(?<=\s)|^)(?P<d>[A-F])\s*[.．、:：](?=\s|\$|\d)"
 )
 _CHOICE_JUNK = re.compile(r"\\q?quad|\\[ ,;:!]|~|\$|\\\\|\\newline|\\hspace\{[^}]*\}|\\qquad")
 
@@ -255,7 +255,13 @@ def clean_choice(value: str) -> str:
 
 # lower-case labels `a.` / `a)` (LANTITE, MathQA): only as a run of four or more, the first starting a line; never
 # `(a)`, which labels the parts of a problem
+_CHINESE_STEM_END = re.compile(r"[\u4e00-\u9fff]$|[(（]\s*(?:\\q?quad)?\s*[)）]$")
 _LOWER_LABEL = re.compile(r"(?:(?<=\s)|^)(?P<d>[a-e])\s*[.)](?=\s)")
+
+
+def _paragraph_end(text: str, start: int) -> int:
+    blank = text.find("\n\n", start)
+    return blank if blank != -1 else len(text)
 
 
 def options(text: str) -> tuple[int, dict[str, str]] | None:
@@ -283,21 +289,24 @@ def _options(text: str, label: re.Pattern, dotted_min: int) -> tuple[int, dict[s
         dotted = labels[start]["d"] is not None
         run = [labels[start]]
         for m in labels[start + 1 :]:
-            if letter(m) == "ABCDE"[len(run)] and (m["d"] is not None) == dotted:
+            if letter(m) == "ABCDEF"[len(run)] and (m["d"] is not None) == dotted:
                 run.append(m)
-            if len(run) == 5:
+            if len(run) == 6:
                 break
         if len(run) < (dotted_min if dotted else 4):
             continue
         wrapped = sum(1 for m in run if m.groupdict().get("w")) >= len(run) - 1
         before = text[: run[0].start()].rstrip(" \t$")
-        if dotted and before and not text[: run[0].start()].rstrip(" \t").endswith("\n"):
+        # a Chinese stem runs its options on in one line: `则双曲线的方程为 ( ) A. ... B. ...`, `编号是 A. (1)(3) B. ...`
+        inline = len(run) >= 4 and _CHINESE_STEM_END.search(before) is not None
+        if dotted and before and not inline and not text[: run[0].start()].rstrip(" \t").endswith("\n"):
             continue  # `A.` labels start their own line: `at point A. Then B. ...` is prose
-        if not wrapped and before and not before.endswith(("\n", "?", ".", ":")):
-            continue  # a bare "(A)" inside a sentence is not a choice list
+        if not wrapped and before and not inline and not before.endswith(("\n", "?", ".", ":", "\\]")):
+            continue  # a bare "(A)" inside a sentence is not a choice list (a display `\[z = c.\]` ends one)
         choices = {}
         for i, m in enumerate(run):
-            end = run[i + 1].start() if i + 1 < len(run) else len(text)
+            # the last option ends at a blank line: `Enter the letter of the correct option.` is no part of it
+            end = run[i + 1].start() if i + 1 < len(run) else _paragraph_end(text, m.end())
             value = clean_choice(text[m.end() : end])
             # `(A)A)59`: the label written twice (AGIEval's AQuA rows)
             choices[letter(m)] = re.sub(r"^\(?" + letter(m) + r"\)\s*(?=\S)", "", value)

@@ -285,3 +285,22 @@ def test_several_values_or_a_decimal_that_is_not_the_fraction_stay_unread(answer
         answer,
         got,
     )
+
+
+@pytest.mark.parametrize(
+    ("problem", "dependent"),
+    [
+        # a Chinese stem that runs its options on in one line is read as multiple choice (set Y's verifier fix);
+        # "which of the following" (下列), "the correct one is" (正确的是) and a blank the options complete (`则`,
+        # `是“...”的 ( )`) cannot become open questions
+        ("下列各数中, 比-2小的数是（） A. -1 B. -4 C. 4 D. 1", True),
+        ("设每袋粽子的原价是 x 元, 所得方程正确的是 A. x=1 B. x=2 C. x=3 D. x=4", True),
+        ("设 a, b \\in \\mathbf{R}, 则“ a^{3}=b^{3} ”是“ 3^{a}=3^{b} ”的 ( ) A. 充分不必要条件 B. 必要不充分条件 C. 充要条件 D. 既不充分也不必要条件", True),
+        ("生物丰富度指数由 2.1 提高到 3.15 , 则 A. 3 N_{2}=2 N_{1} B. 2 N_{2}=3 N_{1} C. N_{2}^{2}=N_{1}^{3} D. N_{2}^{3}=N_{1}^{2}", True),
+        ("已知 z=-1-\\mathrm{i}, 则 |z|=(\\quad) A. 0 B. 1 C. \\sqrt{2} D. 2", False),  # a value: an open question
+        ("则 a_{3}+a_{7}= ( ) A. 1 B. \\frac{2}{9} C. 3 D. 4", False),
+    ],
+)  # fmt: skip
+def test_chinese_choices_that_need_their_options(problem, dependent):
+    reasons = _reasons(problem, "C")
+    assert ("choice_dependent" in reasons) is dependent, reasons

@@ -144,3 +144,26 @@ def test_prose_spans_joined_by_or_and_commas_are_one_answer(text, gold, equal):
 )  # fmt: skip
 def test_the_form_named_by_the_question(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+# set Y: options after a display (`\[z = c.\](A) Line ...`, six of them), and a Chinese stem that runs its options on
+# in one line (`则方程为 ( ) A. ... B. ...`, `编号是 A. (1)(3) B. ...`)
+_SHAPES = "Find the shape described by\n\\[z = c.\\](A) Line\n(B) Circle\n(C) Plane\n(D) Sphere\n(E) Cylinder\n(F) Cone\n\nEnter the letter."
+_HYPERBOLA = "则双曲线的方程为 ( ) A. \\frac{x^{2}}{8}-\\frac{y^{2}}{2}=1 B. \\frac{x^{2}}{8}-\\frac{y^{2}}{4}=1 C. \\frac{x^{2}}{2}-\\frac{y^{2}}{8}=1 D. \\frac{x^{2}}{4}-\\frac{y^{2}}{8}=1"
+_PROPOSITIONS = "其中所有真命题的编号是 A. (1)(3) B. (2) (4) C. (1)(2)(3) D. (1)(3)(4)"
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        ("**Answer:** Plane", "\\text{(C)}", _SHAPES, True),
+        ("**Answer:** Circle", "\\text{(C)}", _SHAPES, False),
+        ("**Answer:** Cone", "\\text{(F)}", _SHAPES, True),
+        ("所以选 $\\boxed{C}$。", "\\frac{x^{2}}{2}-\\frac{y^{2}}{8}=1", _HYPERBOLA, True),
+        ("所以选 $\\boxed{D}$。", "\\frac{x^{2}}{2}-\\frac{y^{2}}{8}=1", _HYPERBOLA, False),
+        ("(1)(3) 为真，故选 A。", "(1)(3)", _PROPOSITIONS, True),
+        ("故选 D。", "(1)(3)", _PROPOSITIONS, False),
+    ],
+)  # fmt: skip
+def test_options_after_a_display_and_run_on_in_a_chinese_stem(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
