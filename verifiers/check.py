@@ -378,6 +378,8 @@ def _form_asked(v: Verdict, gold: str, question: str) -> Verdict:
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `1.5 h` for "How many minutes?"
     if forms.factored_incompletely(v.pred, question):
         return Verdict(False, "not_factored_completely", v.pred, v.extracted, v.gold)  # `(6-2x)(6+2x)`
+    if forms.left_undone(v.extracted or v.pred, gold):
+        return Verdict(False, "not_evaluated", v.pred, v.extracted, v.gold)  # `\binom{10}{2}` for "how many"
     form = forms.form_not_asked(v.extracted or v.pred, gold, question)
     if (
         form is not None

@@ -445,6 +445,38 @@ def _named_form_missing(a: str, gold: str, question: str) -> str | None:
     return None
 
 
+# an integer written as a computation left undone: `\binom{10}{2}`, `5!\cdot 3!`, `2^8-1`, `115+256`, `\approx 540`
+# (powers of ten and scientific notation are ways to write a number, `10^3`, `1.2 \times 10^4`)
+_UNDONE = re.compile(
+    r"(?<=[\w})!.])\s*[-+*/×÷·]\s*(?=[\w\\({.])|\\times|\\cdot|!|\\d?binom|\\[dt]?frac|\\gcd|\\operatorname|\\sqrt"
+    r"|\^(?!\s*\{?\s*\\circ)|\\approx|≈|\\sim"
+)
+_POWER_OF_TEN = re.compile(
+    r"-?(?:\d+(?:\.\d+)?\s*(?:\\times|\\cdot|\*|×)\s*)?10\^\{?-?\d+\}?|-?\d+(?:\.\d+)?[eE][-+]?\d+"
+)
+
+
+_ORDINAL_MARK = re.compile(
+    r"\^\s*\{\s*(?:\\(?:mathrm|text|textrm)\s*\{\s*)?(?:st|nd|rd|th)\s*\}?\s*\}|\^\s*(?:st|nd|rd|th)\b"
+)
+
+
+def left_undone(answer: str, gold: str) -> bool:
+    """An integer gold answered by a computation not carried out (`\binom{10}{2}` for 45, `2^8-1` for 255): equal
+    by arithmetic, but the number asked for was never written; its last `=` member is read (`m+n = 194` is done)."""
+    if not re.fullmatch(r"\s*-?\d+\s*", gold.replace(",", "").replace("$", "")):
+        return False
+    a = answer.replace("$", "").strip().rsplit("=", 1)[-1].strip()
+    a = _ORDINAL_MARK.sub("", a)  # `12^{\mathrm{th}}`
+    a = re.sub(
+        r"\\(?:text|mathrm|textrm|mbox)\s*\{[^{}]*\}(?:\s*\^\s*\{?\s*[23]\s*\}?)?", "", a
+    )  # `\text{ cm}^2`
+    a = re.sub(r"\^\s*\{?\s*\\circ\s*\}?|\\[,;!]|\{,\}", "", a).strip()
+    if not a or re.fullmatch(r"-?[\d,.\s]+", a) or _POWER_OF_TEN.fullmatch(a):
+        return False
+    return _UNDONE.search(a) is not None
+
+
 def form_not_asked(answer: str, gold: str, question: str) -> str | None:
     """The reason an answer equal to the gold is not in the form its question asks for, or None: a fraction not
     in lowest terms, a radical not in simplest form, a decimal where a percent is asked, a unit of area or speed

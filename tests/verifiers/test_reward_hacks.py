@@ -167,3 +167,31 @@ _PROPOSITIONS = "其中所有真命题的编号是 A. (1)(3) B. (2) (4) C. (1)(2
 )  # fmt: skip
 def test_options_after_a_display_and_run_on_in_a_chinese_stem(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+# set Z (integer golds), and X's x-069: a number asked for and a computation left undone (`\binom{10}{2}`, `2^8-1`,
+# `5!\cdot 3!`, `\approx 540`) is not the number; ways to write the number itself stay equal (`10^3`, `1{,}000`,
+# `12^{\mathrm{th}}`, `18 \text{ cm}^2`, `m+n = 194`)
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        ("The count is $\\boxed{\\binom{10}{2}}$.", "45", "How many handshakes are there among 10 people?", False),
+        ("The count is $\\boxed{45}$.", "45", "How many handshakes are there among 10 people?", True),
+        ("$\\boxed{2^8-1}$", "255", "How many nonempty subsets does an 8-element set have?", False),
+        ("$\\boxed{5!\\cdot 3!}$", "720", "In how many ways can the books be arranged?", False),
+        ("$\\boxed{115+256}$", "371", "What is the sum?", False),
+        ("$\\boxed{\\approx 540}$", "540", "Find the largest possible real part.", False),
+        ("$\\boxed{10^3}$", "1000", "What is the value of $x/y$?", True),
+        ("$\\boxed{1{,}000}$", "1000", "What is the value of $x/y$?", True),
+        ("$\\boxed{12^{\\mathrm{th}}}$", "12", "Which term is the first to exceed 100?", True),
+        ("$\\boxed{18 \\text{ cm}^2}$", "18", "What is the area in square centimeters?", True),
+        ("So $m+n = \\boxed{194}$.", "194", "What is $m+n$?", True),
+    ],
+)  # fmt: skip
+def test_a_number_asked_and_a_computation_left_undone(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+def test_without_a_question_an_undone_computation_is_still_equal():
+    # peers' equivalence tests (AReaL's `3+2` for 5, STACK's identities) ask for mathematical equality: no question
+    assert verifiers.check("3+2", "5").equivalent
