@@ -363,7 +363,45 @@ def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, dead
         v = _option_reading(v, pred, gold, question, deadline)
     if not v.equivalent and v.reason != "no_answer":
         v = _part_reading(v, pred, gold, deadline)
+    if not v.equivalent and v.reason not in ("no_answer", "hedged"):
+        v = _side_reading(v, pred, gold, question, deadline)
     return v
+
+
+# a residue written with its modulus: `13 \pmod{18}`, `3 (\bmod 7)`, `5 (mod 9)`
+_MODULUS_AFTER = re.compile(
+    r"\s*(?:\\pmod\s*\{?\s*\d+\s*\}?|\(\s*(?:\\bmod|\\mod|mod)\s*\{?\s*\d+\s*\}?\s*\))\s*$"
+)
+
+
+def _squashed(s: str) -> str:
+    """An expression with its spacing, delimiters and bold removed, to find it in the question's text."""
+    s = re.sub(r"\\(?:mathbf|boldsymbol|bm|vec)\s*\{([^{}]*)\}", r"\1", s)
+    return re.sub(r"\s+|\$|\\left|\\right|\\[,;!]", "", s.replace("\\dfrac", "\\frac"))
+
+
+def _side_reading(v: Verdict, pred: str, gold: str, question: str | None, deadline: float) -> Verdict:
+    """The value an answer names, read once more: a residue without its modulus (`13 \\pmod{18}`), and, with the
+    question, the one equation whose left side is the question's own expression (`m+n = 194` for "What is
+    $m+n$?", `\\angle AHB = 180^\\circ - \\angle ACB = 106^\\circ` beside `\\angle ACB = 74^\\circ` for "what is
+    $\\angle AHB$?"): its last right-hand side. Only a match is taken."""
+    answers = extract(pred).answers
+    candidates = [_MODULUS_AFTER.sub("", a) for a in answers if _MODULUS_AFTER.search(a)]
+    if question and "=" not in gold:
+        asked = _squashed(question)
+        spans = [m.group(1) for a in answers for m in re.finditer(r"\$([^$]+)\$", a)]  # `$A = 1$ and $B = 2$`
+        for a in spans or answers:
+            sides = equations.split_sides(a)
+            lhs = _squashed(sides[0]) if sides else ""
+            if len(lhs) >= 2 and lhs in asked:
+                candidates.append(sides[-1])
+    if len(candidates) != 1 or not candidates[0].strip():
+        return v
+    left = deadline - time.monotonic()
+    second = _check(candidates[0], gold, left, deadline, False) if left > 0 else None
+    if second is None or not second.equivalent:
+        return v
+    return Verdict(True, second.reason, candidates[0], v.extracted, second.gold)
 
 
 def _form_asked(v: Verdict, gold: str, question: str) -> Verdict:

@@ -195,3 +195,21 @@ def test_a_number_asked_and_a_computation_left_undone(text, gold, question, equa
 def test_without_a_question_an_undone_computation_is_still_equal():
     # peers' equivalence tests (AReaL's `3+2` for 5, STACK's identities) ask for mathematical equality: no question
     assert verifiers.check("3+2", "5").equivalent
+
+
+# sets Y and Z: an equation whose left side is the question's own expression names the asked value (its last right-hand
+# side), and a residue may carry its modulus
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        ("The ratio is $25/169$, so $m+n = 194$.", "194", "The ratio is $\\frac{m}{n}$. What is $m+n$?", True),
+        ("The ratio is $25/169$, so $m+n = 195$.", "194", "The ratio is $\\frac{m}{n}$. What is $m+n$?", False),
+        ("Answer: $AB\\cdot AC = 468$", "468", "Find $AB\\cdot AC$.", True),
+        ("$\\angle ACB = 74^\\circ$ and $\\angle AHB = 180^\\circ - \\angle ACB = 106^\\circ$.", "106^\\circ", "If $\\angle BAC = 54^\\circ$ and $\\angle ABC = 52^\\circ$, then what is $\\angle AHB$?", True),
+        ("$\\angle ACB = 106^\\circ$ and $\\angle AHB = 74^\\circ$.", "106^\\circ", "If $\\angle BAC = 54^\\circ$ and $\\angle ABC = 52^\\circ$, then what is $\\angle AHB$?", False),
+        ("The remainder is $\\boxed{3 \\pmod 7}$.", "3", "Find the remainder when $n^2$ is divided by 7.", True),
+        ("The remainder is $\\boxed{4 \\pmod 7}$.", "3", "Find the remainder when $n^2$ is divided by 7.", False),
+    ],
+)  # fmt: skip
+def test_the_asked_expression_names_its_value(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
