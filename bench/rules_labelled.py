@@ -81,6 +81,7 @@ LABELS_K = [DATA / "rule_labels_K.jsonl"]
 LABELS_L = [DATA / "rule_labels_L.jsonl"]
 LABELS_N = [DATA / "rule_labels_N.jsonl"]
 LABELS_O = [DATA / "rule_labels_O.jsonl"]
+LABELS_P = [DATA / "rule_labels_P.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -97,11 +98,12 @@ SETS = {
     "L": LABELS_L,
     "N": LABELS_N,
     "O": LABELS_O,
+    "P": LABELS_P,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"], "J": ["J"],
-               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "both": ["old", "new"],
-               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O"]}  # fmt: skip
+               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "both": ["old", "new"],
+               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -165,7 +167,7 @@ def labels_of(name: str) -> tuple[list[dict], list[dict]]:
     labels = load_labels(SETS[name])
     if name in OPTION_VALUES:
         labels = with_option_values(labels, OPTION_VALUES[name])
-    if name in ("G", "H", "I", "J", "K", "L", "N", "O"):
+    if name in ("G", "H", "I", "J", "K", "L", "N", "O", "P"):
         labels = [rounded_as_labelled(lab) for lab in labels]
     if name in ("D", "E"):
         return without_development_rows(labels)

@@ -176,7 +176,9 @@ _SCI_CONSTANTS = re.compile(
 _SCI_UNITS = re.compile(
     r"\\mathrm\s*\{\s*~?\s*(mol|kJ|J|eV|keV|MeV|nm|pm|fm|Pa|kPa|MPa|atm|bar|Torr|dm|K|Hz|kHz|MHz|"
     r"W|kW|V|mV|A|mA|C|T|N|cal|kcal|Bq|Ci|Gy|Sv)\b(?!\s*\\angle)|"
-    r"\d\s*(mol|kJ|eV|keV|MeV|kPa|MPa|atm|Torr|Hz|kHz|MHz|mmHg|nm|pm)\b|\bm\s*/\s*s\b|"
+    r"\d\s*(mol|kJ|eV|keV|MeV|kPa|MPa|atm|Torr|Hz|kHz|MHz|mmHg|nm)\b|\bm\s*/\s*s\b|"
+    # picometres, not a clock: `74 pm`, but neither `3:20 pm` nor `8 pm`
+    r"(?<![\d:.])(?!(?:1[0-2]|[1-9])\s*pm\b)\d[\d.]*\s*pm\b|"
     r"\b(joules?|newtons?|pascals?|kelvins?|watts?|volts?|amperes?|ohms?|coulombs?|teslas?|"
     r"electronvolts?|hertz|kilojoules?|calories|molar)\b|°\s*C\b|\^\s*\{?\\circ\}?\s*\\mathrm\{C\}|"
     # the amount of substance, not the animal ("whack a mole"): a count or "of"/"per" beside it

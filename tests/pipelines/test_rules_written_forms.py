@@ -304,3 +304,19 @@ def test_several_values_or_a_decimal_that_is_not_the_fraction_stay_unread(answer
 def test_chinese_choices_that_need_their_options(problem, dependent):
     reasons = _reasons(problem, "C")
     assert ("choice_dependent" in reasons) is dependent, reasons
+
+
+@pytest.mark.parametrize(
+    ("problem", "science"),
+    [
+        # set P (GSM1k): a clock time is no picometre
+        ("Frank sneaks out before his break at 3:20 pm and gets back at 4:05. If his break was only supposed to be "
+         "half an hour, for how much longer did Frank sneak out?", False),
+        ("Grant begins his routine at 8 pm and turns off the lights at 8:47 pm. For how long does he read?", False),
+        ("The C-C bond length is 154 pm. What is it in angstroms?", True),
+    ],
+)  # fmt: skip
+def test_a_clock_time_is_no_picometre(problem, science):
+    from pipelines.classify import science_signals
+
+    assert ("science unit" in science_signals(problem)) is science
