@@ -722,6 +722,72 @@ def _prose_value(text: str) -> str | None:
 _CONCLUSION = re.compile(
     r"(?:therefore|thus|hence|so|in total|altogether|in conclusion)\b\s*,?\s", re.IGNORECASE
 )
+# a concluding clause at the end of a sentence: `..., so the house cost $90,000`
+_CONCLUDING_CLAUSE = re.compile(
+    r"[,;]\s*(?:and\s+)?(?:so|therefore|thus|hence)\s*,?\s+([^,;]+)$", re.IGNORECASE
+)
+_ECHO_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "how",
+        "much",
+        "many",
+        "does",
+        "did",
+        "was",
+        "were",
+        "are",
+        "you",
+        "his",
+        "her",
+        "she",
+        "him",
+        "they",
+        "them",
+        "its",
+        "has",
+        "had",
+        "who",
+        "what",
+        "will",
+        "would",
+        "with",
+        "from",
+        "each",
+        "that",
+        "this",
+        "there",
+        "their",
+        "then",
+        "than",
+        "into",
+        "per",
+        "all",
+        "any",
+        "can",
+        "get",
+        "got",
+        "one",
+        "two",
+        "have",
+    ]
+)
+
+
+def _echoes_question(sent: str, question: str) -> bool:
+    """A last sentence that restates the question's ask with its answer (`She makes 18 dollars a day.` for "How much
+    in dollars does she make every day?"): two content words of the asking sentence (compared by their first four
+    letters) are in it."""
+    asks = [q for q in re.split(r"(?<=[.?!])\s+", question.strip()) if "?" in q] or [question]
+
+    def stems(t: str) -> set[str]:
+        return {w.lower()[:4] for w in re.findall(r"[A-Za-z]{3,}", t) if w.lower() not in _ECHO_STOP}
+
+    return len(stems(sent) & stems(asks[-1])) >= 2
+
+
 _QUALIFIED = re.compile(
     r"(?:\b(?:more|less|fewer|greater|smaller)\s+than|\bat\s+(?:least|most)|\babout|\baround|\bapproximately"
     r"|\broughly|\bnearly|\balmost|\bover|\bunder|\bup\s+to)\s*\$?\s*$",
@@ -751,11 +817,21 @@ def concluded_number_beside(text: str, question: str, *, marked: bool = False) -
     the rules of `_concluded_number` hold (conclusion word, no math, question or negation), and every other
     number in it must be one of the question's. `marked`: the text is an answer line's value, itself the
     commitment, so it needs no conclusion word (`9 positive divisors of 196`)."""
-    sent = text.strip() if "\n" not in text.strip() and len(text) <= _MAX_BARE else _last_sentence(text)
+    one_line = "\n" not in text.strip() and len(text) <= _MAX_BARE
+    sent = (
+        text.strip()
+        if one_line and (marked or len(_SENT_END.findall(text.strip())) <= 1)
+        else _last_sentence(text)
+    )
     sent = sent.rstrip(".!?。").strip()
+    clause = None if marked else _CONCLUDING_CLAUSE.search(sent)
+    if (
+        clause
+    ):  # `Alicia has ridden 18 × 1.5 = 27 miles, so they meet 27 miles from City A`: the clause after `so`
+        sent = clause.group(1)
     if (
         not sent
-        or not (marked or _CONCLUSION.match(sent))
+        or not (marked or clause or _CONCLUSION.match(sent) or _echoes_question(sent, question))
         or "?" in sent
         or re.search(r"\bnot\b|n't\b|\\|[=<>^]", sent)
     ):

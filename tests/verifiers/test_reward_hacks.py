@@ -213,3 +213,22 @@ def test_without_a_question_an_undone_computation_is_still_equal():
 )  # fmt: skip
 def test_the_asked_expression_names_its_value(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+_EGGS = "Janet sells the remainder at the farmers' market daily for $2 per fresh duck egg. How much in dollars does she make every day at the farmers' market?"
+
+
+# set Z: a last sentence that restates the question's ask with one new number, or a concluding `..., so` clause, is the
+# answer of a response written in plain prose (GSM8K style); one that does not restate the ask is no answer
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        ("Janet sells 16 - 3 - 4 = 9 eggs, and 9 * 2 = 18. She makes 18 dollars a day.", "18", _EGGS, True),
+        ("Janet sells 16 - 3 - 4 = 9 eggs, and 9 * 2 = 18. She makes 20 dollars a day.", "18", _EGGS, False),
+        ("Janet sells 16 - 3 - 4 = 9 eggs, and 9 * 2 = 18. The ducks lay 18 eggs on sunny days.", "18", _EGGS, False),
+        ("They close the gap at 30 mph. Alicia rides 18 × 1.5 = 27 miles, so they meet 27 miles from City A.", "27", "How many miles from City A will they be when they meet?", True),
+        ("They close the gap at 30 mph. Alicia rides 18 × 1.5 = 27 miles, so they meet 26 miles from City A.", "27", "How many miles from City A will they be when they meet?", False),
+    ],
+)  # fmt: skip
+def test_plain_prose_that_restates_the_ask(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
