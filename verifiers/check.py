@@ -390,7 +390,10 @@ def _side_reading(v: Verdict, pred: str, gold: str, question: str | None, deadli
     if question and "=" not in gold:
         asked = _squashed(question)
         spans = [m.group(1) for a in answers for m in re.finditer(r"\$([^$]+)\$", a)]  # `$A = 1$ and $B = 2$`
-        for a in spans or answers:
+        parts = [
+            p for a in spans or answers for p in (split_top(a, ",") or [a])
+        ]  # `(a+b)^2=0, a=-b, x+y=4027`
+        for a in parts:
             sides = equations.split_sides(a)
             lhs = _squashed(sides[0]) if sides else ""
             if len(lhs) >= 2 and lhs in asked:

@@ -676,7 +676,7 @@ def _prose_value(text: str) -> str | None:
     for m in _COPULA.finditer(_MATH_SPAN.sub(lambda m: " " * len(m.group(0)), sent)):
         last_cop = m
     if last_cop is not None and (not spans or last_cop.start() >= spans[-1].end()):
-        value = _strip_wrapping(sent[last_cop.end() :])
+        value = _strip_wrapping(_BOLD_PAIR.sub(r"\1", sent[last_cop.end() :]))  # `= **204** minutes`
         bracket = _BRACKETED.fullmatch(value)
         if bracket:  # `The angle is [90].`: a value in square brackets
             return bracket.group(1).strip() or None
@@ -723,6 +723,7 @@ _CONCLUSION = re.compile(
     r"(?:therefore|thus|hence|so|in total|altogether|in conclusion)\b\s*,?\s", re.IGNORECASE
 )
 # a concluding clause at the end of a sentence: `..., so the house cost $90,000`
+_BOLD_PAIR = re.compile(r"\*\*([^*\n]+)\*\*")
 _CONCLUDING_CLAUSE = re.compile(
     r"[,;]\s*(?:and\s+)?(?:so|therefore|thus|hence)\s*,?\s+([^,;]+)$", re.IGNORECASE
 )

@@ -232,3 +232,17 @@ _EGGS = "Janet sells the remainder at the farmers' market daily for $2 per fresh
 )  # fmt: skip
 def test_plain_prose_that_restates_the_ask(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        # set Z: the asked expression among comma-joined equations, and a bold value after a copula with its unit
+        ("Let $a=x-2013$. Then $(a+b)^2=0$, $a=-b$, and $x+y = 2013+2014 = 4027$.", "4027", "What is the value of $x+y$?", True),
+        ("Let $a=x-2013$. Then $(a+b)^2=0$, $a=-b$, and $x+y = 2013+2015 = 4028$.", "4027", "What is the value of $x+y$?", False),
+        ("The walk takes 3 hours plus 24 minutes, i.e. 180 + 24 = **204** minutes.", "204", "Find the number of minutes the walk takes.", True),
+        ("The walk takes 3 hours plus 24 minutes, i.e. 180 + 14 = **194** minutes.", "204", "Find the number of minutes the walk takes.", False),
+    ],
+)  # fmt: skip
+def test_the_asked_expression_among_equations_and_a_bold_value(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
