@@ -800,12 +800,19 @@ def _concluded_number(sent: str) -> str | None:
     """The one number of a last sentence that starts with a conclusion word (`Therefore`, `Thus`, `So`, ...)
     and holds nothing else numeric: no math, no second number, no question, no negation, and the
     number not qualified (`at least 3`, `about 40`)."""
-    if not _CONCLUSION.match(sent) or "?" in sent or re.search(r"\bnot\b|n't\b|\\|[=<>^]", sent):
+    return _one_number(sent) if _CONCLUSION.match(sent) else None
+
+
+def _one_number(sent: str, given: frozenset[str] = frozenset()) -> str | None:
+    """The guards both concluding-sentence readings share: no question, negation or math in `sent`, and exactly
+    one number that `given` (the question's numbers) does not hold, unqualified (`at least 3`, `about 40`) and
+    whole (not `40%`, `3/4` or part of a token)."""
+    if "?" in sent or re.search(r"\bnot\b|n't\b|\\|[=<>^]", sent):
         return None
-    nums = list(_NUMBER.finditer(sent))
-    if len(nums) != 1 or _QUALIFIED.search(sent[: nums[0].start()]):
+    new = [n for n in _NUMBER.finditer(sent) if n.group(0).replace(",", "") not in given]
+    if len(new) != 1 or _QUALIFIED.search(sent[: new[0].start()]):
         return None
-    n = nums[0]
+    n = new[0]
     if re.match(r"\s*(?:%|percent\b|/|\.\d|[a-zA-Z]*\d)", sent[n.end() :]):  # 40%, 3/4, a mixed token
         return None
     return n.group(0).replace(",", "")
@@ -830,25 +837,13 @@ def concluded_number_beside(text: str, question: str, *, marked: bool = False) -
         clause
     ):  # `Alicia has ridden 18 × 1.5 = 27 miles, so they meet 27 miles from City A`: the clause after `so`
         sent = clause.group(1)
-    if (
-        not sent
-        or not (marked or clause or _CONCLUSION.match(sent) or _echoes_question(sent, question))
-        or "?" in sent
-        or re.search(r"\bnot\b|n't\b|\\|[=<>^]", sent)
-    ):
+    if not sent or not (marked or clause or _CONCLUSION.match(sent) or _echoes_question(sent, question)):
         return None
     if re.search(
         r"[+*/×÷·]|\d\s*(?:[x\u2013-]|to)\s*\d", sent
     ):  # `8 + 5`, `8 x 5`, `5-10`: arithmetic or a range
         return None
-    given = {m.group(0).replace(",", "") for m in _NUMBER.finditer(question)}
-    new = [n for n in _NUMBER.finditer(sent) if n.group(0).replace(",", "") not in given]
-    if len(new) != 1 or _QUALIFIED.search(sent[: new[0].start()]):
-        return None
-    n = new[0]
-    if re.match(r"\s*(?:%|percent\b|/|\.\d|[a-zA-Z]*\d)", sent[n.end() :]):  # 40%, 3/4, a mixed token
-        return None
-    return n.group(0).replace(",", "")
+    return _one_number(sent, frozenset(m.group(0).replace(",", "") for m in _NUMBER.finditer(question)))
 
 
 _WHOLE_ENV = re.compile(
