@@ -945,6 +945,9 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             text, max(0, len(text) - _TAIL)
         ):
             text = _TRAILING_NOTE.sub("", text)  # `（注：三边长为 1, √2, 2。）` after the answer: a remark
+        closing = _CHAT_CLOSING.search(text, max(0, len(text) - 400))
+        if closing:  # `Let me know if you'd like a decimal approximation!`: an offer, no part of the answer
+            text = text[: closing.start()]
         formatted = _formatted_answer(text)
         if formatted is not None:
             return formatted
@@ -988,6 +991,12 @@ _TURN_TAIL = 16_000
 _NEXT_TURN = re.compile(
     r"\n[ \t]*(?:#+[ \t]*)?(?:(?P<turn>User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)"
     r"|Question|Q|Problem)[ \t]*:"
+)
+# a chat assistant's closing offer after its answer
+_CHAT_CLOSING = re.compile(
+    r"(?<=[.!?。$*)])\s*(?:Let me know if|Feel free to|I hope (?:this|that) helps|Hope (?:this|that) helps|If you have any "
+    r"(?:other |more |further )?questions)[^\n]*$",
+    re.IGNORECASE,
 )
 # the value a program printed, on the response's last line: `>>> 85.0`
 _PRINTED = re.compile(r"(?:^|\n)>>>[ \t]*(-?\d[\d,]*(?:\.\d+)?)[ \t]*\s*$")

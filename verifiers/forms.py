@@ -381,7 +381,7 @@ def factored_incompletely(answer: str, question: str) -> bool:
 
 
 _LOWEST = re.compile(
-    r"lowest terms|simplest (?:form|terms)|reduced (?:form|fraction)|fully reduced|最简", re.I
+    r"lowest terms|simplest (?:form|terms)|reduced (?:form|fraction)|fully reduced|最简|^\s*Simplify\b", re.I
 )
 _SIMPLEST_RADICAL = re.compile(r"simplest radical form", re.I)
 _AS_PERCENT = re.compile(r"as a percent|in percent|as a percentage|what percent|percentage", re.I)
@@ -399,6 +399,13 @@ _AS_FRACTION = re.compile(
 _AS_MIXED = re.compile(r"\bas an? mixed number\b", re.I)
 _MIXED_NUMBER = re.compile(r"^-?\d+\\frac")  # `2\frac{1}{4}`
 _NOT_A_FRACTION = re.compile(r"\d\.\d|^-?\.\d|%|\\overline|\\dot")
+_NOT_RATIONAL = re.compile(
+    r"\\(?:log|ln|sqrt|sin|cos|tan|pi)(?![a-zA-Z])"
+)  # `\log_4 8` is no common fraction
+_AS_DECIMAL = re.compile(
+    r"\bas a decimal\b|\bto a (?:terminating )?decimal\b|\bin decimal form\b|\bdecimal to the nearest\b", re.I
+)
+_WRITTEN_AS_FRACTION = re.compile(r"\\frac|^-?\d+/\d+$|\\times\s*10\^")
 _RATIONAL_DENOMINATOR = re.compile(
     r"rationali[sz]e (?:the |its |your )?denominator|rational denominator|simplest radical form", re.I
 )
@@ -410,6 +417,28 @@ _PLANE_FORM_ASKED = re.compile(r"A\s*>\s*0", re.I)
 _FACTOR_ASKED = re.compile(
     r"^\s*(?:Completely\s+)?Factor\b|\bfactor (?:the )?(?:expression|polynomial)\b", re.I
 )
+
+
+_FRACTION_FORM_ASKED = re.compile(r"in the form\W{0,4}\\[dt]?frac\s*\{", re.I)
+
+
+def _single_fraction(s: str) -> bool:
+    """`s` is one `\\frac{...}{...}` (a sign before it allowed) and nothing else."""
+    s = s.strip().lstrip("-").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    if re.fullmatch(r"\\frac\s*(?:\d|\{[^{}]*\})\s*(?:\d|\{[^{}]*\})", s):
+        return True  # `\frac12`, `\frac{\pi}2`
+    if not s.startswith("\\frac{"):
+        return False
+    depth, groups, i = 0, 0, len("\\frac")
+    for i in range(len("\\frac"), len(s)):
+        depth += {"{": 1, "}": -1}.get(s[i], 0)
+        if depth == 0:
+            if s[i] != "}":
+                return False
+            groups += 1
+            if groups == 2:
+                return i == len(s) - 1
+    return False
 
 
 def _named_form_missing(a: str, gold: str, question: str) -> str | None:
@@ -429,6 +458,8 @@ def _named_form_missing(a: str, gold: str, question: str) -> str | None:
         return "not_factored"  # `xy+3x+2y+6` for "Factor"
     if "=" in a and "=" not in g:
         a = a.rsplit("=", 1)[1]  # `\sqrt{117}=3\sqrt{13}`: the chain's last member is the answer's form
+    if _FRACTION_FORM_ASKED.search(question) and _single_fraction(g) and not _single_fraction(a):
+        return "not_the_asked_form"  # `\frac{\pi^2}{9}-1` for "in the form $\frac{a\pi^2+b\pi+c}{d}$"
     fraction_gold = not _NOT_A_FRACTION.search(g) and not _MIXED_NUMBER.match(g)
     if (
         _AS_FRACTION.search(question)
@@ -436,6 +467,15 @@ def _named_form_missing(a: str, gold: str, question: str) -> str | None:
         and (_NOT_A_FRACTION.search(a) or _MIXED_NUMBER.match(a))
     ):
         return "not_a_fraction"  # `0.375`, `37.5%`, `0.\overline{3}`, `2\frac14` for "a common fraction"
+    if (
+        _AS_FRACTION.search(question)
+        and fraction_gold
+        and _NOT_RATIONAL.search(a)
+        and not _NOT_RATIONAL.search(g)
+    ):
+        return "not_a_fraction"  # `\log_4 8` for "Express your answer as a common fraction"
+    if _AS_DECIMAL.search(question) and not _WRITTEN_AS_FRACTION.search(g) and _WRITTEN_AS_FRACTION.search(a):
+        return "not_a_decimal"  # `\frac{15}{100}`, `4\frac12`, `6.72\times 10^{-5}` for "as a decimal"
     if _AS_MIXED.search(question) and _MIXED_NUMBER.match(g) and not _MIXED_NUMBER.match(a):
         return "not_a_mixed_number"
     if _RATIONAL_DENOMINATOR.search(question) and _RADICAL_BELOW.search(a) and not _RADICAL_BELOW.search(g):

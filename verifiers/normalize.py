@@ -315,6 +315,10 @@ def _balanced(s: str) -> bool:
     return depth == 0
 
 
+_LEADING_EQUALS = re.compile(r"^\s*=\s*(?=\S)")
+_LOG_E = re.compile(r"\\log\s*_\s*\{?\s*e\s*\}?(?![a-zA-Z])")
+
+
 def normalize(answer: str) -> str:
     """Canonical surface form (see _normalize_once), applied to a fixed point so that
     normalize(normalize(x)) == normalize(x)."""
@@ -341,6 +345,8 @@ def _normalize_once(answer: str) -> str:
     if one_cell:  # `\\begin{matrix}5\\end{matrix}`: a bracketless one-cell layout is its cell
         s = one_cell.group(1)
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    s = _LOG_E.sub(r"\\ln", s)  # `\log_e 2` is `\ln 2`
+    s = _LEADING_EQUALS.sub("", s)  # `Perimeter $= 2\pi + 18$`: the span starts at the sign
     s = s.replace("\\%", "%").replace("\\$", "").replace("\\infin", "\\infty")
     s = _TYPESET_COMMA.sub(
         ",", s.replace("{,}", ",").replace("{, }", ",")

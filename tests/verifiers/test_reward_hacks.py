@@ -246,3 +246,25 @@ def test_plain_prose_that_restates_the_ask(text, gold, question, equal):
 )  # fmt: skip
 def test_the_asked_expression_among_equations_and_a_bold_value(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+# set AA (exact non-integer golds): "as a decimal", "Simplify" (lowest terms), a logarithm for "a common fraction", a
+# template fraction named by the question; and forms that are only spelling (`\log_e 2`, `$= 2\pi + 18$`, a chat offer)
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        ("$\\boxed{\\frac{15}{100}}$", "0.15", "Write $\\frac{3}{20}$ as a decimal.", False),
+        ("$\\boxed{4\\frac{1}{2}}$", "4.5", "What is $\\frac{9}{2}$ expressed as a decimal?", False),
+        ("$\\boxed{4.5}$", "4.5", "What is $\\frac{9}{2}$ expressed as a decimal?", True),
+        ("The final answer is $\\frac{160}{420}$.", "\\frac{8}{21}", "Simplify $\\frac{1}{5}\\cdot \\frac{8}{7}\\div \\frac{12}{20}$.", False),
+        ("The final answer is $\\frac{8}{21}$.", "\\frac{8}{21}", "Simplify $\\frac{1}{5}\\cdot \\frac{8}{7}\\div \\frac{12}{20}$.", True),
+        ("$\\boxed{\\log_4 8}$", "\\frac{3}{2}", "What power of 4 is equal to 8? Express your answer as a common fraction.", False),
+        ("So $\\sin 2x = \\frac{\\pi^2}{9}-1$.", "\\frac{\\pi^{2}-9}{9}", "Find $\\sin 2x$, expressing your answer in the form $\\frac{a \\pi^{2}+b \\pi+c}{d}$.", False),
+        ("So $\\sin 2x = \\frac{\\pi^2-9}{9}$.", "\\frac{\\pi^{2}-9}{9}", "Find $\\sin 2x$, expressing your answer in the form $\\frac{a \\pi^{2}+b \\pi+c}{d}$.", True),
+        ("所以 $a=\\log_e 2$。", "\\ln 2", "则 a= \\qquad .", True),
+        ("Nine arcs make one circle. Perimeter $= 2\\pi + 18$.", "18+2\\pi", "What is the perimeter of $S$?", True),
+        ("The distance is **$3\\sqrt{13}$** units. Let me know if you'd like a decimal approximation!", "3\\sqrt{13}", "What is the distance?", True),
+    ],
+)  # fmt: skip
+def test_decimal_and_fraction_forms_and_spellings(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
