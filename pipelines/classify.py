@@ -86,6 +86,38 @@ _OUTSIDE_DATA = re.compile(
 # a template's slots where the numbers should be (`costs number0 dollars`, `[NUM1]`): the values live elsewhere in
 # the row (SVAMP/ASDiv-style "Numbers" fields), so the statement alone has no answer
 _PLACEHOLDER = re.compile(r"\bnumber\d+\b|\[NUM\d*\]|<NUM\d*>|\bNUM_\d+\b", re.I)
+# a definition whose expression was lost in scraping (`設a＝，b＝，則`, `若的整數部分為x`): nothing to compute with
+_LOST_EXPRESSION = re.compile(
+    r"(?:設|设|令|已知|若|\b[Ll]et|\b[Ii]f)\s*[A-Za-z]{1,2}\s*[=＝]\s*[，,；;。]|[若設设]的"
+)
+# an integer key for a probability or an expectation whose integer form the statement never states (DAFT-Math's
+# "where $Answer is an integer" over "Compute the probability ..."): the key encodes something unsaid
+_PROBABILITY_ASKED = re.compile(
+    r"\b(?:compute|find|determine|calculate|what is|what's|give)\s+(?:the\s+)?probability\b|[概機]率(?:是|为|為)\s*(?:多少|[_＿]|\\q?quad|[(（]\s*[)）]|\.?\s*$)",
+    re.I,
+)
+_EXPECTATION_ASKED = re.compile(r"\bexpected (?:number|value)\b|\basymptotic density\b", re.I)
+_INTEGER_DEMANDED = re.compile(r"\$?Answer\$? is an integer|answer (?:is|must be|should be) an integer", re.I)
+_ENCODING_STATED = re.compile(
+    r"\b(?:written|expressed)\s+(?:in the form|as)\b|relatively prime|coprime|\bremainder\b|\bnearest\b|\bround|"
+    r"\bfloor\b|\bceil|\bpercent|\bmod\b|\bdigits?\b|\bnumerator\b|\bdenominator\b|"
+    r"(?:find|compute|what is|determine|calculate)\s+\$?\s*\d*\s*[a-z]\s*[+-]\s*\d*\s*[a-z]\b",
+    re.I,
+)
+
+
+def unstated_encoding(text: str, key: str) -> bool:
+    """An integer key (2 or more) for a probability, or for an expectation or density the statement insists is an
+    integer, when the statement states no integer form (m/n and m+n, a remainder, a rounding): the key encodes an
+    answer the statement does not ask."""
+    m = re.fullmatch(r"\s*\$?\s*(\d+)(?:\.0+)?\s*\$?\s*", key)
+    if m is None or int(m.group(1)) < 2 or _ENCODING_STATED.search(text):
+        return False
+    return bool(_PROBABILITY_ASKED.search(text)) or bool(
+        _EXPECTATION_ASKED.search(text) and _INTEGER_DEMANDED.search(text)
+    )
+
+
 # statements that hold a second problem or its key (leaked from a few-shot prompt)
 _MALFORMED = re.compile(r"<(Answer|Question|Next Instance)>", re.I)
 # figures in Chinese statements (as shown in the figure, in the figure)
@@ -387,6 +419,8 @@ VERIFIABILITY = {
     "refers_to_other_problem": "refers to another problem",
     "needs_data": "refers to data not in the statement",
     "placeholder": "refers to data not in the statement",
+    "lost_expression": "malformed statement",
+    "unstated_encoding": "refers to data not in the statement",
     "several_asks": "several asks",
     "malformed": "malformed statement",
     "no_answer": "no answer",
@@ -582,6 +616,10 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("refers_to_other_problem")
     if _PLACEHOLDER.search(text):
         reasons.append("placeholder")
+    if _LOST_EXPRESSION.search(text):
+        reasons.append("lost_expression")
+    if answer and unstated_encoding(text, str(rec.get("original_answer") or "")):
+        reasons.append("unstated_encoding")
     key = str(rec.get("original_answer") or "")
     if answer and (_YES_NO.match(key) or coded_answer(text, key)):
         reasons.append("yes_no")

@@ -178,6 +178,9 @@ _UNIT_AFTER = re.compile(
 _LAYOUT_TAIL = re.compile(
     r"(?:\s|\\\\|\\(?:noindent|newline|par|medskip|bigskip|smallskip)\b|\\vspace\*?\{[^}]*\})+$"
 )
+_PART_LABELS = re.compile(
+    r"[(（]\s*\d{1,2}\s*[)）]\s*(?:[(（]\s*\d{1,2}\s*[)）]|[^()（）\s]+\s*[(（]\s*\d{1,2}\s*[)）]|[^()（）\s]+\s*$)"
+)
 # a key written as a list of one value (`[4332.0]`), or as an exact fraction and its decimal (`40/3 | 13.333`)
 _ONE_ELEMENT_LIST = re.compile(r"\[\s*(-?\d+(?:\.\d+)?(?:/\d+)?)\s*\]")
 _EXACT_OR_DECIMAL = re.compile(r"(-?\d+/\d+)\s*\|\s*(-?\d*\.\d+)")
@@ -241,6 +244,10 @@ def parse_answer(
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
         raw = stated.group(1)
+    if _PART_LABELS.match(
+        raw.strip()
+    ):  # `(1)(4)(5)`, `(1)4 (2)1/9`: numbered statements or parts, not a product
+        return Miss("numbered parts or statements: several values")
     listed = _ONE_ELEMENT_LIST.fullmatch(raw.strip())
     if listed:  # `[4332.0]` (MWPToolkit's keys): a list of one value is that value
         raw = listed.group(1)
@@ -836,7 +843,9 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
     written_decimal = bool(precision) and bool(re.search(r"\d\.\d", str(answer)))
     # plain lengths, masses and money leave a decimal to `decimal_proof` (its closure handles units)
     applied = set(science) - {"measured quantity"}
-    if strong or written_decimal or (applied and not v.is_Integer):
+    # a logarithm over decimal data (`\log E = 5.24 + 1.44r`): an integer key is as likely a rounding as a value
+    logged = re.search(r"\\log\s*_?\{?\w*\}?\s*[A-Za-z]\s*=\s*-?\d+\.\d+", problem or "") is not None
+    if strong or written_decimal or logged or (applied and not v.is_Integer):
         return Miss(
             f"science/applied statement ({', '.join(science)}): the key is computed from constants, "
             f"logarithms or measured data and may be rounded; a solver must confirm it"

@@ -320,3 +320,47 @@ def test_a_clock_time_is_no_picometre(problem, science):
     from pipelines.classify import science_signals
 
     assert ("science unit" in science_signals(problem)) is science
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "reason"),
+    [
+        # set Q (DAFT-Math): an integer key for a probability or an expectation the statement insists is an integer,
+        # with no integer form stated, encodes an answer the statement does not ask
+        ("Two points are chosen inside a regular hexagon. Compute the probability that a line passing through both "
+         "points intersects a pair of opposite edges. The last line of your response should be of the form Answer: "
+         "\\boxed{$Answer} where $Answer is an integer.", "44", "unstated_encoding"),
+        ("Determine the asymptotic density of happy numbers. The last line of your response should be of the form "
+         "Answer: \\boxed{$Answer} where $Answer is an integer.", "392", "unstated_encoding"),
+        # set Q (a Taiwanese question bank): a definition whose expression was lost in scraping
+        ("設a＝，b＝，則：(1)a×b＝ (2)x＝a＋b，則x3－3x＝", "2", "lost_expression"),
+    ],
+)  # fmt: skip
+def test_unstated_encodings_and_lost_expressions(problem, answer, reason):
+    assert reason in _reasons(problem, answer)
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        ("The probability is $\\frac{m}{n}$ where $m$ and $n$ are relatively prime. Compute the probability, and "
+         "give $m+n$.", "44"),  # the integer form is stated
+        ("The probability of two balls of the same color is $151/300$. How many red balls are in the second urn?", "11"),
+        ("若取出的两数之和等于 5 的概率为 $\\frac{1}{14}$, 则 $n=(\\quad)$.", "8"),  # the probability is given
+        ("What is the expected number of turns for Bruno to return to lily pad 1?", "12"),  # no integer demanded
+    ],
+)  # fmt: skip
+def test_a_stated_encoding_or_another_ask_is_no_unstated_encoding(problem, answer):
+    assert "unstated_encoding" not in _reasons(problem, answer)
+
+
+@pytest.mark.parametrize("answer", ["(1)(4)(5)", "(1)1 (2)2", "(1)4 (2)1/9 (3)27/8", "（2）（3）"])
+def test_numbered_parts_are_no_product(answer):  # set Q: multi-select keys and part-by-part keys
+    assert isinstance(parse_answer(answer), Miss)
+
+
+def test_a_logarithm_over_decimal_data_defers_an_integer_key():  # set Q: `\log E = 5.24 + 1.44r`, key `281倍`
+    from pipelines.rules import apply_rules
+
+    problem = "能量關係式為 \\log E = 5.24 + 1.44r。規模9地震釋放能量是規模7.3的幾倍？"
+    assert isinstance(apply_rules(problem, "281"), Miss)
