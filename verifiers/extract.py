@@ -179,8 +179,9 @@ _APPROX = re.compile(
 )
 # `\$` is an escaped dollar (currency: `she pays \$5 and gets \$3 back`), never a delimiter
 # and no `$...$` runs over a blank line (TeX ends the paragraph there: `$64.\n\nTherefore ... $` is two dollars)
+# a closing `$` is never followed by a digit (Pandoc's rule): `at $2 each. She makes $18` holds two prices, no span
 _MATH_SPAN = re.compile(
-    r"\$\$(.+?)\$\$|(?<!\\)\$((?:(?!\n[ \t]*\n)[^$\\]|\\.)+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL
+    r"\$\$(.+?)\$\$|(?<!\\)\$((?:(?!\n[ \t]*\n)[^$\\]|\\.)+?)\$(?!\d)|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL
 )
 _COPULA = re.compile(r"(?:\bis\b|\bare\b|\bequals\b|\bbe\b|\bit's\b|=|:)\s*", re.IGNORECASE)
 _BRACKETED = re.compile(r"\[\s*([^\[\],;]+?)\s*\]")

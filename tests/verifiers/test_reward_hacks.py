@@ -268,3 +268,20 @@ def test_the_asked_expression_among_equations_and_a_bold_value(text, gold, quest
 )  # fmt: skip
 def test_decimal_and_fraction_forms_and_spellings(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+# set Z: prices in prose (`at $2 each. She makes $18 every day.`) are no math span: a closing `$` is never followed by
+# a digit (Pandoc's rule), so the two signs do not pair and the sentence is read
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        ("She sells 9 eggs at $2 each. She makes $18 every day.", "18", True),
+        ("She sells 9 eggs at $2 each. She makes $20 every day.", "18", False),
+        ("Janet sells 9 eggs, so she makes 9 * $2 = $18 every day.", "18", True),
+        ("Profit per hour: $50. Profit: 200 × 50 = $10,000.", "10000", True),
+        ("The roots are $x = 2$ and $x = 3$.", "2, 3", True),  # real spans still pair
+    ],
+)  # fmt: skip
+def test_prices_in_prose_are_no_math_span(text, gold, equal):
+    q = "How much in dollars does she make every day at the farmers' market?"
+    assert verifiers.check(text, gold, question=q if gold != "2, 3" else None).equivalent is equal
