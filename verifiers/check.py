@@ -349,7 +349,7 @@ def check(
     if v.extracted is None or v.gold is None:
         v = _with_reading(v, pred, gold, cut_off)
     if v.equivalent and question and v.pred:
-        v = _form_asked(v, gold, question)
+        v = _form_asked(v, gold, question, pred if isinstance(pred, str) else "")
     return v
 
 
@@ -407,7 +407,15 @@ def _side_reading(v: Verdict, pred: str, gold: str, question: str | None, deadli
     return Verdict(True, second.reason, candidates[0], v.extracted, second.gold)
 
 
-def _form_asked(v: Verdict, gold: str, question: str) -> Verdict:
+def _with_unit(answer: str, pred: str) -> str:
+    """The answer with the unit its line writes after it (`**Final answer:** $\\frac{41}{12}$ miles`)."""
+    line = pred.strip().rsplit("\n", 1)[-1].replace("$", "").replace("*", "")
+    line = re.sub(r"^[^:：]{0,30}[:：]", "", line).strip().rstrip(".")
+    core = answer.replace("$", "").strip()
+    return line if core and line.startswith(core) and len(line) - len(core) <= 20 else answer
+
+
+def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict:
     """An equal answer not in the form the question asks for: the question's own expression restated
     (`restates_question`), an angle or a quantity in another unit than asked (`unit_mismatch`), a
     factorisation left incomplete (`not_factored_completely`)."""
@@ -415,6 +423,12 @@ def _form_asked(v: Verdict, gold: str, question: str) -> Verdict:
         return Verdict(False, "restates_question", v.pred, v.extracted, v.gold)
     if v.extracted and not_the_asked_angle_unit(v.extracted, gold, question):
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)
+    if v.reason != "unit_converted" and forms.unit_not_used(
+        _with_unit(v.extracted or v.pred, pred), gold, question
+    ):
+        return Verdict(
+            False, "unit_mismatch", v.pred, v.extracted, v.gold
+        )  # `45 seconds` for a question in minutes
     if v.reason == "unit_converted" and forms.asked_unit(question) not in (None, v.pred.split()[-1]):
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `1.5 h` for "How many minutes?"
     if forms.factored_incompletely(v.pred, question):

@@ -938,6 +938,20 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     text = _before_invented_turn(text, gold, cut_off)
     if (
         not gold
+        and _looping(text)
+        and (
+            ("<think>" in text and "</think>" not in text)
+            or ("box" not in text and _STATED_ANSWER.search(text) is None)
+        )
+    ):
+        return NONE  # the same passage over and over at the end, still thinking or with no answer stated: unfinished
+    if not gold and "</think>" in text:
+        # the reasoning ends at `</think>`; the response is what follows it (nothing there: no answer was given)
+        text = text[text.rfind("</think>") + len("</think>") :]
+        if not text.strip():
+            return NONE
+    if (
+        not gold
     ):  # a response: what a reader does not see, a closing remark, a format that says where its answer is
         end = text[-1_000:]  # hidden text and code blocks matter where the answer is: near the end
         if "```" in end or "phantom" in end or "color" in end:
@@ -993,6 +1007,17 @@ _NEXT_TURN = re.compile(
     r"\n[ \t]*(?:#+[ \t]*)?(?:(?P<turn>User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)"
     r"|Question|Q|Problem)[ \t]*:"
 )
+
+
+_STATED_ANSWER = re.compile(r"\bfinal answer\b|\bthe answer is\b|\banswer\s*[:：]", re.IGNORECASE)
+
+
+def _looping(text: str) -> bool:
+    """The response ends in a loop: its last 80 characters occur three or more times in its last 3,000."""
+    probe = text.rstrip()[-80:]
+    return len(probe) == 80 and text.count(probe, max(0, len(text) - 3_000)) >= 3
+
+
 # a chat assistant's closing offer after its answer
 _CHAT_CLOSING = re.compile(
     r"(?<=[.!?。$*)])\s*(?:Let me know if|Feel free to|I hope (?:this|that) helps|Hope (?:this|that) helps|If you have any "
@@ -1126,6 +1151,15 @@ def _core(text: str, gold: bool, cut_off: bool) -> tuple[Extraction, int, int]:
                 if later is not None:  # `\boxed{12}. Wait, that's wrong ... so the answer is 11.`
                     return Extraction((later,), "sentence", "", depth), b_start, b_end
             if not gold and _retracted(text, b_start, b_end):  # `\boxed{56}. Actually no, it is 54.`
+                command = text.rfind("\\", 0, b_start)
+                if (
+                    _negated_before(text, b_start, _REJECTING) and command > 0
+                ):  # `it is not \boxed{37}`: rejected
+                    earlier = _core(text[:command], gold, cut_off)[
+                        0
+                    ]  # candidate; the answer stated before it stands
+                    if earlier.answers and earlier.how == "boxed":
+                        return earlier, b_start, b_end
                 return Extraction((), "none", "", depth), b_start, b_end
             parts = [_strip_wrapping(p) for p in parts]
             return Extraction(tuple(parts), "boxed", joined, depth), b_start, b_end
@@ -1150,9 +1184,19 @@ _TAKEN_BACK = re.compile(
 
 def _retracted(text: str, b_start: int, b_end: int) -> bool:
     """The last box is taken back by the words just before or just after it, and no later answer is stated."""
+    return _negated_before(text, b_start) or _TAKEN_BACK.match(text, b_end + 1) is not None
+
+
+_REJECTING = (
+    " not",
+)  # `so it is not \boxed{37}`: a candidate rejected; `would be` is a hypothetical, maybe a hedge
+
+
+def _negated_before(text: str, b_start: int, words: tuple[str, ...] = _TAKING_BACK_BEFORE) -> bool:
+    """The words just before the box take it back (`not`, `would be`, `I first wrote`)."""
     command = text.rfind("\\", 0, b_start)  # `b_start` is the box's content: its `\boxed{` starts before it
     before = " " + text[max(0, command - 40) : max(command, 0)].rstrip(" \t\n$:\"'“(").lower()
-    return before.endswith(_TAKING_BACK_BEFORE) or _TAKEN_BACK.match(text, b_end + 1) is not None
+    return before.endswith(words)
 
 
 def _ends_in_open_math(text: str) -> bool:

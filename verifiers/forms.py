@@ -242,7 +242,7 @@ def asked_unit(question: str) -> str | None:
 # choice labels: `\textbf{(A) }`, `(A)`, or `A.` / `A．` / `A、` / `A:` (these start a line)
 _OPTION_LABEL = re.compile(
     r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-F])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-F])\s*\)"
-    r"|(?:(?<=\s)|^)(?P<d>[A-F])\s*[.．、:：](?=\s|\$|\d)"
+    r"|(?:(?<=\s)|^)(?P<d>[A-F])\s*[.．、:：](?=\s|\$|\d|-\s*\d)"
 )
 _CHOICE_JUNK = re.compile(r"\\q?quad|\\[ ,;:!]|~|\$|\\\\|\\newline|\\hspace\{[^}]*\}|\\qquad")
 
@@ -488,7 +488,7 @@ def _named_form_missing(a: str, gold: str, question: str) -> str | None:
 # an integer written as a computation left undone: `\binom{10}{2}`, `5!\cdot 3!`, `2^8-1`, `115+256`, `\approx 540`
 # (powers of ten and scientific notation are ways to write a number, `10^3`, `1.2 \times 10^4`)
 _UNDONE = re.compile(
-    r"(?<=[\w})!.])\s*[-+*/×÷·]\s*(?=[\w\\({.])|\\times|\\cdot|!|\\d?binom|\\[dt]?frac|\\gcd|\\operatorname|\\sqrt"
+    r"(?<=[\d})!.])\s*[-+*/×÷·]\s*(?=[\d\\({.])|\\times|\\cdot|!|\\d?binom|\\[dt]?frac|\\gcd|\\operatorname|\\sqrt"
     r"|\^(?!\s*\{?\s*\\circ)|\\approx|≈|\\sim"
 )
 _POWER_OF_TEN = re.compile(
@@ -517,6 +517,46 @@ def left_undone(answer: str, gold: str) -> bool:
     return _UNDONE.search(a) is not None
 
 
+# the unit words a question works in (each spelled as `_FACTOR` spells it through `_unit_of`)
+_UNIT_WORDS = re.compile(
+    r"\b(millimet(?:er|re)s?|mm|centimet(?:er|re)s?|cm|met(?:er|re)s|kilomet(?:er|re)s?|km|inch(?:es)?|f(?:ee|oo)t|"
+    r"yards?|miles?|seconds?|minutes?|hours?|days?|weeks?|milligrams?|mg|grams?|kilograms?|kg|millilit(?:er|re)s?|"
+    r"lit(?:er|re)s?)\b",
+    re.IGNORECASE,
+)
+_POWER_ASKED = re.compile(r"\bin\s+(mm|cm|m|km)\s*\^\s*\{?\s*([23])\s*\}?")
+
+
+def plain_units(question: str) -> str:
+    """The question with its LaTeX units written plainly (`$\\mathrm{km} / \\mathrm{h}$` -> `km/h`)."""
+    q = re.sub(r"\\(?:mathrm|text|textrm|rm)\s*\{\s*~?\s*([^{}]*)\}", r"\1", question or "")
+    return re.sub(r"\s*/\s*", "/", q.replace("$", " ").replace("~", " "))
+
+
+def unit_not_used(answer: str, gold: str, question: str) -> bool:
+    """An answer whose unit is not the one the question asks (`8 hours` for "how many minutes", `166 cm^3` for
+    "in cm^2"), or, when it asks none, not one it works in where it works in others of that dimension (`45 seconds`
+    for a question in minutes): the number agrees, the quantity does not."""
+    from verifiers.normalize import split_unit
+
+    unit = split_unit(answer)[1]
+    if not unit or split_unit(gold)[1]:
+        return False  # no unit written, or the gold has its own (compared as written)
+    q = plain_units(question)
+    power = _POWER_ASKED.search(q)
+    if power:
+        return unit.replace("^", "") != power.group(1) + power.group(2)
+    u = unit if unit in _FACTOR else _unit_of(unit)
+    if u is None:
+        return False
+    asked = asked_unit(q)
+    if asked is not None:
+        return asked != u
+    used = {_unit_of(w.lower()) for w in _UNIT_WORDS.findall(q)} - {None}
+    same = {x for x in used if _FACTOR[x][0] == _FACTOR[u][0]}
+    return bool(same) and u not in same
+
+
 def form_not_asked(answer: str, gold: str, question: str) -> str | None:
     """The reason an answer equal to the gold is not in the form its question asks for, or None: a fraction not
     in lowest terms, a radical not in simplest form, a decimal where a percent is asked, a unit of area or speed
@@ -542,7 +582,7 @@ def form_not_asked(answer: str, gold: str, question: str) -> str | None:
                 return "not_simplest_radical"
     if _AS_PERCENT.search(question) and "%" in gold and "%" not in a and re.fullmatch(r"0?\.\d+", a):
         return "not_a_percent"  # `0.5` for "expressed as a percent" (gold 50%)
-    asked = _AREA_ASKED.search(question)
+    asked = _AREA_ASKED.search(plain_units(question))
     if asked:
         unit = re.search(
             r"\\(?:text|mathrm)\{\s*([a-zA-Z/]+)\s*\}\s*(\^\s*\{?\s*([23])\s*\}?)?|(m/s|km/h)", answer

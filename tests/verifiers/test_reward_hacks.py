@@ -285,3 +285,32 @@ def test_decimal_and_fraction_forms_and_spellings(text, gold, question, equal):
 def test_prices_in_prose_are_no_math_span(text, gold, equal):
     q = "How much in dollars does she make every day at the farmers' market?"
     assert verifiers.check(text, gold, question=q if gold != "2, 3" else None).equivalent is equal
+
+
+_THINK = "<think>Let me set up the count. 2 flowers a day for 15 days is 30. Therefore the answer is $\\boxed{30}$.</think>"
+
+
+# set AB (long reasoning traces): the response is what follows `</think>` (nothing there: no answer); a box rejected with
+# `not` leaves the answer stated before it; a response that ends in a loop never finished; a unit the question does not
+# work in is another quantity
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        (_THINK, "30", "How many flowers?", False),
+        (_THINK + "\n\nSo he has 25 flowers. **Answer:** 25", "25", "How many flowers?", True),
+        (_THINK + "\n\nSo the final result: $25$", "30", "How many flowers?", False),
+        ("So the answer is $\\boxed{25}$. Some might answer $37$ by forgetting a constraint, so it is not $\\boxed{37}$.", "25", "How many flowers?", True),
+        ("So the answer is $\\boxed{25}$. Some might answer $37$ by forgetting a constraint, so it is not $\\boxed{37}$.", "37", "How many flowers?", False),
+        ("OK I'm confident: 44. </think>\n\nThe answer is forty-four.", "44", "How many quilt blocks does he have?", True),
+        ("故选A。\n\n答案：A", "-2", "下列四个数中，最小的数是() A.-2  B.0  C. 3  D.  -1/2", True),
+        ("故选B。\n\n答案：B", "-2", "下列四个数中，最小的数是() A.-2  B.0  C. 3  D.  -1/2", False),
+        ("**Final answer:** 45 seconds", "45", "The current carries him from A to B in 30 minutes. How long would it take him to paddle from A to B?", False),
+        ("**Final answer:** 45 minutes", "45", "The current carries him from A to B in 30 minutes. How long would it take him to paddle from A to B?", True),
+        ("**Final answer:** $166\\ \\mathrm{cm}^3$", "166", "The volume is $144 \\mathrm{~cm}^{3}$. Determine the surface area of the prism in $\\mathrm{cm}^{2}$.", False),
+        ("**Final answer:** $166\\ \\mathrm{cm}^2$", "166", "The volume is $144 \\mathrm{~cm}^{3}$. Determine the surface area of the prism in $\\mathrm{cm}^{2}$.", True),
+        ("**Final answer:** $\\frac{41}{12}$ miles", "\\frac{41}{12}", "It is $\\frac{1}{6} \\mathrm{~km}$ farther. Determine the distance from B to P.", False),
+        ("We get 41_9 but must recheck. " + "Wait, let me recheck the condition. If we substitute back we get 41_9, but the case analysis is not complete. " * 4, "40_9", "Compute $58_9 - 18_9$.", False),
+    ],
+)  # fmt: skip
+def test_long_traces_rejected_boxes_loops_and_units(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
