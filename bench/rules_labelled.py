@@ -83,6 +83,7 @@ LABELS_N = [DATA / "rule_labels_N.jsonl"]
 LABELS_O = [DATA / "rule_labels_O.jsonl"]
 LABELS_P = [DATA / "rule_labels_P.jsonl"]
 LABELS_Q = [DATA / "rule_labels_Q.jsonl"]
+LABELS_R = [DATA / "rule_labels_R.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -101,11 +102,12 @@ SETS = {
     "O": LABELS_O,
     "P": LABELS_P,
     "Q": LABELS_Q,
+    "R": LABELS_R,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"], "J": ["J"],
-               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "Q": ["Q"], "both": ["old", "new"],
-               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q"]}  # fmt: skip
+               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "Q": ["Q"], "R": ["R"], "both": ["old", "new"],
+               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -169,7 +171,7 @@ def labels_of(name: str) -> tuple[list[dict], list[dict]]:
     labels = load_labels(SETS[name])
     if name in OPTION_VALUES:
         labels = with_option_values(labels, OPTION_VALUES[name])
-    if name in ("G", "H", "I", "J", "K", "L", "N", "O", "P", "Q"):
+    if name in ("G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R"):
         labels = [rounded_as_labelled(lab) for lab in labels]
     if name in ("D", "E"):
         return without_development_rows(labels)

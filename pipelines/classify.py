@@ -121,7 +121,14 @@ def unstated_encoding(text: str, key: str) -> bool:
 # statements that hold a second problem or its key (leaked from a few-shot prompt)
 _MALFORMED = re.compile(r"<(Answer|Question|Next Instance)>", re.I)
 # figures in Chinese statements (as shown in the figure, in the figure)
-_FIGURE_ZH = re.compile("如图|图中|见图|下图|右图|左图|图片")
+_FIGURE_ZH = re.compile(
+    "如图|图中|见图|下图|右图|左图|图片"
+    # and in other languages: Vietnamese `hình vẽ`, Indonesian `gambar`, Portuguese/Spanish `figura`, French `la figure`,
+    # German `Abbildung`, Turkish `şekil`
+    r"|hình vẽ|hình bên|\b(?:pada|dalam) gambar\b|\bgambar (?:di )?(?:bawah|berikut|samping)\b|\b(?:na|da|en la|de la) figura\b"
+    r"|\b(?:la|sur la|de la) figure\b|\bAbbildung\b|\bşekil(?:de|deki)\b",
+    re.I,
+)
 _SHOWN_LOOSE = re.compile(r"\b(as shown|the \w+ shown|is shown|are shown|shown (?:is|are)|depicted)\b", re.I)
 # estimation, order of magnitude, significant figures: the key is an approximation by design
 _ESTIMATE = re.compile(

@@ -178,6 +178,8 @@ _UNIT_AFTER = re.compile(
 _LAYOUT_TAIL = re.compile(
     r"(?:\s|\\\\|\\(?:noindent|newline|par|medskip|bigskip|smallskip)\b|\\vspace\*?\{[^}]*\})+$"
 )
+# a whole number and a few words the statement itself uses for what it counts (any language)
+_WORDS_AFTER = re.compile(r"(-?\d+)\s+((?:[^\W\d_]{2,}\s*){1,3})")
 _PART_LABELS = re.compile(
     r"[(（]\s*\d{1,2}\s*[)）]\s*(?:[(（]\s*\d{1,2}\s*[)）]|[^()（）\s]+\s*[(（]\s*\d{1,2}\s*[)）]|[^()（）\s]+\s*$)"
 )
@@ -257,6 +259,10 @@ def parse_answer(
     chinese = _CJK_MEASURE.fullmatch(raw.strip())
     if chinese:  # `24项`, `2个`, `15厘米`: a number and the word for what it counts
         raw = chinese.group(1)
+    counted = _WORDS_AFTER.fullmatch(raw.strip())
+    if counted and problem and re.search(r"\d\s*" + re.escape(counted.group(2).strip()) + r"(?!\w)", problem):
+        # `28 học sinh`, `27 tuổi`: what the number counts, written after a number in the statement too
+        raw = counted.group(1)
     s = _strip_outer(raw)
     s = _CURRENCY_BEFORE.sub("", s)  # \$18.90, Rs. 750: the currency is the unit, not the value
     unit_after = _UNIT_AFTER.search(s)

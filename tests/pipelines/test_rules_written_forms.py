@@ -364,3 +364,32 @@ def test_a_logarithm_over_decimal_data_defers_an_integer_key():  # set Q: `\log 
 
     problem = "能量關係式為 \\log E = 5.24 + 1.44r。規模9地震釋放能量是規模7.3的幾倍？"
     assert isinstance(apply_rules(problem, "281"), Miss)
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem", "value"),
+    [
+        # set R (Vietnamese grade-2 tests): a number and the statement's own words for what it counts
+        ("27 tuổi", "Năm nay An 8 tuổi, mẹ An 35 tuổi. Hỏi sau 3 năm nữa, mẹ An hơn An bao nhiêu tuổi?", 27),
+        ("28 học sinh", "Lớp 2A có 15 học sinh nam và 13 học sinh nữ. Hỏi lớp 2A có bao nhiêu học sinh?", 28),
+    ],
+)
+def test_a_count_in_the_statements_own_words(answer, problem, value):
+    got = parse_answer(answer, problem=problem)
+    assert not isinstance(got, Miss) and got.value == value, (answer, got)
+
+
+def test_words_the_statement_never_writes_after_a_number_stay_unread():
+    assert isinstance(parse_answer("3 hình", problem="Có bao nhiêu hình tứ giác?"), Miss)
+
+
+@pytest.mark.parametrize(
+    "problem",
+    [
+        "Câu 19: Có bao nhiêu hình tứ giác trong hình vẽ sau?",  # set R: Vietnamese, Indonesian, Portuguese figures
+        "Perhatikan pada gambar berikut. Berapa luas daerah yang diarsir?",
+        "Quantos triângulos há na figura abaixo?",
+    ],
+)
+def test_figures_named_in_other_languages(problem):
+    assert "needs_diagram" in _reasons(problem, "3")
