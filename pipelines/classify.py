@@ -120,10 +120,10 @@ def unstated_encoding(text: str, key: str) -> bool:
 
 # statements that hold a second problem or its key (leaked from a few-shot prompt)
 _MALFORMED = re.compile(r"<(Answer|Question|Next Instance)>", re.I)
-# figures in Chinese statements (as shown in the figure, in the figure)
-_FIGURE_ZH = re.compile(
+# figures named in statements not written in English: Chinese (as shown in the figure, in the figure), and others
+_FIGURE_OTHER_LANGUAGES = re.compile(
     "如图|图中|见图|下图|右图|左图|图片"
-    # and in other languages: Vietnamese `hình vẽ`, Indonesian `gambar`, Portuguese/Spanish `figura`, French `la figure`,
+    # Vietnamese `hình vẽ`, Indonesian `gambar`, Portuguese/Spanish `figura`, French `la figure`,
     # German `Abbildung`, Turkish `şekil`
     r"|hình vẽ|hình bên|\b(?:pada|dalam) gambar\b|\bgambar (?:di )?(?:bawah|berikut|samping)\b|\b(?:na|da|en la|de la) figura\b"
     r"|\b(?:la|sur la|de la) figure\b|\bAbbildung\b|\bşekil(?:de|deki)\b",
@@ -664,7 +664,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("needs_diagram")
     elif (
         _FIGURE.search(text)
-        or _FIGURE_ZH.search(text)
+        or _FIGURE_OTHER_LANGUAGES.search(text)
         or ((_SHOWN.search(text) or _SHOWN_LOOSE.search(text)) and not _SHOWN_IN_TEXT.search(text))
     ):
         info["diagram"] = "referenced"

@@ -1014,8 +1014,9 @@ _STATED_ANSWER = re.compile(r"\bfinal answer\b|\bthe answer is\b|\banswer\s*[:ï¼
 
 def _looping(text: str) -> bool:
     """The response ends in a loop: its last 80 characters occur three or more times in its last 3,000."""
-    probe = text.rstrip()[-80:]
-    return len(probe) == 80 and text.count(probe, max(0, len(text) - 3_000)) >= 3
+    tail = text[-3_000:]  # a slice, not a copy of a long response
+    probe = tail.rstrip()[-80:]
+    return len(probe) == 80 and tail.count(probe) >= 3
 
 
 # a chat assistant's closing offer after its answer

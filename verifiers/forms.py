@@ -429,7 +429,7 @@ def _single_fraction(s: str) -> bool:
         return True  # `\frac12`, `\frac{\pi}2`
     if not s.startswith("\\frac{"):
         return False
-    depth, groups, i = 0, 0, len("\\frac")
+    depth, groups = 0, 0
     for i in range(len("\\frac"), len(s)):
         depth += {"{": 1, "}": -1}.get(s[i], 0)
         if depth == 0:
