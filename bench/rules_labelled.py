@@ -84,6 +84,9 @@ LABELS_O = [DATA / "rule_labels_O.jsonl"]
 LABELS_P = [DATA / "rule_labels_P.jsonl"]
 LABELS_Q = [DATA / "rule_labels_Q.jsonl"]
 LABELS_R = [DATA / "rule_labels_R.jsonl"]
+LABELS_S2 = [DATA / "rule_labels_S2.jsonl"]
+LABELS_U2 = [DATA / "rule_labels_U2.jsonl"]
+LABELS_S3 = [DATA / "rule_labels_S3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -103,11 +106,14 @@ SETS = {
     "P": LABELS_P,
     "Q": LABELS_Q,
     "R": LABELS_R,
+    "S2": LABELS_S2,
+    "U2": LABELS_U2,
+    "S3": LABELS_S3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"], "J": ["J"],
-               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "Q": ["Q"], "R": ["R"], "both": ["old", "new"],
-               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R"]}  # fmt: skip
+               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "Q": ["Q"], "R": ["R"], "S2": ["S2"], "U2": ["U2"], "S3": ["S3"], "both": ["old", "new"],
+               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R", "S2", "U2", "S3"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -171,7 +177,7 @@ def labels_of(name: str) -> tuple[list[dict], list[dict]]:
     labels = load_labels(SETS[name])
     if name in OPTION_VALUES:
         labels = with_option_values(labels, OPTION_VALUES[name])
-    if name in ("G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R"):
+    if name not in ("old", "new", "D", "E"):  # labellers from G on wrote the unrounded value
         labels = [rounded_as_labelled(lab) for lab in labels]
     if name in ("D", "E"):
         return without_development_rows(labels)

@@ -89,6 +89,7 @@ _PLACEHOLDER = re.compile(r"\bnumber\d+\b|\[NUM\d*\]|<NUM\d*>|\bNUM_\d+\b", re.I
 # a definition whose expression was lost in scraping (`設a＝，b＝，則`, `若的整數部分為x`): nothing to compute with
 _LOST_EXPRESSION = re.compile(
     r"(?:設|设|令|已知|若|\b[Ll]et|\b[Ii]f)\s*[A-Za-z]{1,2}\s*[=＝]\s*[，,；;。]|[若設设]的"
+    r"|(?:/g\d{1,3}){2,}"  # PDF glyph codes where an equation was (`xx22/g14/g14xx/g16/g322`)
 )
 # an integer key for a probability or an expectation whose integer form the statement never states (DAFT-Math's
 # "where $Answer is an integer" over "Compute the probability ..."): the key encodes something unsaid
@@ -104,6 +105,10 @@ _ENCODING_STATED = re.compile(
     r"(?:find|compute|what is|determine|calculate)\s+\$?\s*\d*\s*[a-z]\s*[+-]\s*\d*\s*[a-z]\b",
     re.I,
 )
+
+
+# a statement cut off at its ask (`... the stress produced equals 6.2e7 N m^-2. Determine`)
+_ASK_LOST = re.compile(r"\b(?:determine|calculate|find|compute|evaluate|what is)\s*[:.]?\s*$", re.I)
 
 
 def unstated_encoding(text: str, key: str) -> bool:
@@ -129,7 +134,9 @@ _FIGURE_OTHER_LANGUAGES = re.compile(
     r"|\b(?:la|sur la|de la) figure\b|\bAbbildung\b|\bşekil(?:de|deki)\b",
     re.I,
 )
-_SHOWN_LOOSE = re.compile(r"\b(as shown|the \w+ shown|is shown|are shown|shown (?:is|are)|depicted)\b", re.I)
+_SHOWN_LOOSE = re.compile(
+    r"\b(as shown|the (?:\w+ ){1,3}shown|is shown|are shown|shown (?:is|are)|depicted)\b|,\s*shown\s*,", re.I
+)
 # estimation, order of magnitude, significant figures: the key is an approximation by design
 _ESTIMATE = re.compile(
     r"\b(estimate|estimated|estimation|approximately|approximate|roughly|about how (many|much|far|long)|"
@@ -623,7 +630,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("refers_to_other_problem")
     if _PLACEHOLDER.search(text):
         reasons.append("placeholder")
-    if _LOST_EXPRESSION.search(text):
+    if _LOST_EXPRESSION.search(text) or _ASK_LOST.search(text):
         reasons.append("lost_expression")
     if answer and unstated_encoding(text, str(rec.get("original_answer") or "")):
         reasons.append("unstated_encoding")

@@ -555,6 +555,47 @@ _FRACTION_FORM = re.compile(
 )
 _SEVERAL_ALL = re.compile(r"\b(find|determine|list|give|compute|what are) all\b|求所有|求出所有", re.I)
 _ASKS_MEAN = re.compile(r"\b(mean|average)\b|平均", re.I)
+# an instruction to the answerer that names a form no integer has ("Express your answer as a common fraction", "in
+# simplest radical form", "in terms of pi", "as a mixed number"): an integer key for it has lost part of its value
+# (a scraped key that kept the first integer of `\\sqrt{109}` or `3/5`); "what is the sum of the numerator and
+# denominator when ... is expressed as a common fraction" is no instruction and stays
+_ANSWER_INSTRUCTION = re.compile(
+    r"\b(?:express|give|write|leave|enter|state|present)\s+(?:your|the|each|all)\s+answers?\b[^.?!]*", re.I
+)
+_NON_INTEGER_FORM = re.compile(
+    r"common fraction|improper fraction|mixed number|radical form|in terms of \$?\\?(?:pi|π)|"
+    r"fraction in (?:simplest|lowest) (?:form|terms)|simplest fractional form",
+    re.I,
+)
+# an answer "in terms of" named quantities (`Determine mu in terms of the angle of the plane`): an expression
+_IN_TERMS_OF = re.compile(r"\bin terms of\b", re.I)
+# the last ask is a function itself (`Find f(x).`): a number key answers something else
+_ASKS_FUNCTION = re.compile(
+    r"\b(?:find|determine|compute|what is)\s+(?:the function\s+)?\$?\s*[a-zA-Z]\s*\(\s*x\s*\)\s*\$?\s*[.?]?\s*$",
+    re.I,
+)
+
+
+def non_integer_form_asked(problem: str) -> str | None:
+    """The form a statement's answer instruction names that no integer has (or a function asked), else None."""
+    for m in _ANSWER_INSTRUCTION.finditer(problem or ""):
+        form = _NON_INTEGER_FORM.search(m.group(0))
+        if form:
+            return form.group(0)
+        # "to the nearest tenth" (an integer key would be written 66.0); "to the nearest cent" may be whole dollars
+        rounds = re.search(r"\bnearest\b|decimal places?", m.group(0), re.I) and not re.search(
+            r"\bcents?\b", m.group(0)
+        )
+        places = _round_places(m.group(0)) if rounds else None
+        if places:
+            return f"a decimal to {places} place{'s' if places > 1 else ''}"
+    if _ASKS_FUNCTION.search((problem or "").rstrip()):
+        return "a function"
+    if _IN_TERMS_OF.search(problem or ""):
+        return "an expression (in terms of other quantities)"
+    return None
+
+
 _ROUND_PLACES = [
     (r"ten-thousandth", 4),
     (r"thousandth", 3),
@@ -892,6 +933,12 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
     if unit:
         problem = _append(problem, _UNIT_SENTENCE[unit])
     out: Rewrite | None = None
+    asked_form = non_integer_form_asked(original) if v.is_Integer else None
+    if asked_form:
+        return Miss(
+            f"the statement asks for {asked_form}, which no integer is: the integer key may have lost part of its "
+            f"value; a solver must confirm it"
+        )
     if v.is_Integer:
         name = unit or "identity"
         out = Rewrite(name, problem, str(int(v)), {"unit": unit} if unit else {})

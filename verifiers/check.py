@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass
 
 from verifiers import equations, forms, quickeval
-from verifiers.extract import Extraction, concluded_number_beside, extract
+from verifiers.extract import Extraction, concluded_number_beside, cut_debris, extract, result_stated_after
 from verifiers.kinds import kinds_differ, strip_membership
 from verifiers.normalize import CHINESE_QUALIFIER, chinese_joiners, normalize, split_unit
 from verifiers.numbers import numbers_equal, parse_number
@@ -350,7 +350,60 @@ def check(
         v = _with_reading(v, pred, gold, cut_off)
     if v.equivalent and question and v.pred:
         v = _form_asked(v, gold, question, pred if isinstance(pred, str) else "")
+    if v.equivalent and not cut_off and isinstance(pred, str) and _contradicted_after(pred, v):
+        return Verdict(False, "contradicted_after", v.pred, v.extracted, v.gold)
+    if (
+        v.equivalent
+        and isinstance(pred, str)
+        and (
+            _OTHER_CASE.search(pred, max(0, len(pred) - 400))
+            or (question and _bound_not_value(pred, question))
+        )
+    ):
+        return Verdict(False, "hedged", v.pred, v.extracted, v.gold)
     return v
+
+
+# an answer for one case and another for the other (`If 4 is allowed, the answer is (3,4]; if not, it is (3,4).`)
+_OTHER_CASE = re.compile(
+    r"\b(?:if not|otherwise)\b,?[^.\n]{0,40}?\b(?:it is|it's|the answer is|it would be|we get)\b[^.\n]{0,20}?[\d$\\(]",
+    re.IGNORECASE,
+)
+# a bound written before the box (`at least $\boxed{144}$ ways`), no answer to a question that asks no extreme
+_BOUND_BEFORE = re.compile(
+    r"\b(?:at least|at most|more than|less than|fewer than|no more than|no less than|greater than|up to)\s*\$?\s*$",
+    re.IGNORECASE,
+)
+_EXTREME_ASKED = re.compile(
+    r"\b(?:least|most|minimum|maximum|minimal|maximal|smallest|largest|greatest|fewest|bound|at least|at most)\b"
+    r"|至少|至多|最少|最多|最小|最大",
+    re.IGNORECASE,
+)
+
+
+def _bound_not_value(pred: str, question: str) -> bool:
+    """The last box is a bound (`at least $\\boxed{144}$`) and the question asks for no extreme."""
+    start = pred.rfind("\\boxed")
+    return (
+        start >= 0
+        and bool(_BOUND_BEFORE.search(pred[max(0, start - 30) : start]))
+        and not _EXTREME_ASKED.search(question)
+    )
+
+
+def _contradicted_after(pred: str, v: Verdict) -> bool:
+    """A box (or `####` line) whose value a later last sentence contradicts with a result of its own
+    (`$\\boxed{6}$ students ... There are 30 ways.`): two answers, so neither earns credit."""
+    if (
+        ("box" not in pred and "####" not in pred)
+        or not v.pred
+        or not re.fullmatch(r"-?\d+(?:\.\d+)?", v.pred)
+    ):
+        return False
+    stated = result_stated_after(cut_debris(pred))
+    if stated is None or float(stated) == float(v.pred):
+        return False
+    return extract(pred).how in ("boxed", "gsm8k")  # (rare) the value came from that box or line
 
 
 def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, deadline: float) -> Verdict:
@@ -453,7 +506,11 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
 
 
 _OPERATOR = re.compile(r"[-+*/^()!]|\\[a-zA-Z]")
-_ASKED_ANGLE = re.compile(r"\bin\s+(radians|degrees)\b|(弧度|角度)(?:制)?表示", re.IGNORECASE)
+_ASKED_ANGLE = re.compile(
+    r"\bin\s+(radians|degrees)\b|(弧度|角度)(?:制)?表示"
+    r"|\\theta\s*(<|\\leq?|\\le)\s*2\s*\\pi",  # `0 \\le \\theta < 2 \\pi`: the range is in radians
+    re.IGNORECASE,
+)
 _DEGREE_SIGN = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree|\bdegrees?\b")
 
 
@@ -511,8 +568,18 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: f
     same = [k for k, text in opts.items() if _compare(value, text, deadline).equivalent]
     letter = g[0] if letter_gold else a[0]
     if same == [letter]:
+        if letter_answer and _letter_with_another_value(pred, letter, opts[letter], deadline):
+            return v  # `答案：A. -6` when option A is 6: the letter and its value disagree
         return Verdict(True, "choice_value_match", answer, v.extracted, v.gold)
     return v
+
+
+def _letter_with_another_value(pred: str, letter: str, option: str, deadline: float) -> bool:
+    """The response's last `A. <number>` writes a number other than option A's own value."""
+    found = re.findall(
+        rf"(?<![A-Za-z]){letter}\s*[.．:：、)]\s*\$?(-?\d+(?:\.\d+)?)(?![\d.:/^_\\]|\s*[:/])", pred[-300:]
+    )
+    return bool(found) and not _compare(found[-1], option, deadline).equivalent
 
 
 def not_the_asked_angle_unit(answer: str, gold: str, question: str) -> bool:
@@ -521,7 +588,7 @@ def not_the_asked_angle_unit(answer: str, gold: str, question: str) -> bool:
     m = _ASKED_ANGLE.search(question)
     if m is None:
         return False
-    radians = (m.group(1) or "").lower() == "radians" or m.group(2) == "弧度"
+    radians = (m.group(1) or "").lower() == "radians" or m.group(2) == "弧度" or m.group(3) is not None
     deg = bool(_DEGREE_SIGN.search(answer))
     if radians:
         return deg and not _DEGREE_SIGN.search(gold)
@@ -680,6 +747,12 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     if _squash(p_raw) == _squash(g_raw):
         return Verdict(True, "string_match", normalize(p_raw))  # the same up to spacing (`-3m`, `-3 m`)
     p_raw, g_raw = _angles(p_raw, g_raw), _angles(g_raw, p_raw)
+    single = _SINGLETON.fullmatch(p_raw)
+    if single and "{" not in g_raw:  # `\{3\}` for the gold 3: the set of all values is that one value
+        p_raw = single.group(1)
+    p_sci, g_sci = forms.science_unit(p_raw), forms.science_unit(g_raw)
+    if (p_sci and g_sci and p_sci != g_sci) or ("‰" in p_raw) != ("‰" in g_raw):  # `50.7 bar` for `50.7 atm`
+        return Verdict(False, "unit_mismatch", normalize(p_raw))  # a per mille is no percent
     # units: both written and different is a mismatch (5 cm vs 5 m); one-sided units are ignored
     p_body, p_unit = _percent_word(*split_unit(p_raw))
     g_body, g_unit = _percent_word(*split_unit(g_raw))
@@ -777,6 +850,7 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     return _symbolic([[(p, g)]], p, deadline, "symbolic")
 
 
+_SINGLETON = re.compile(r"\s*\\\{\s*([^,;{}\\]+?)\s*\\\}\s*")
 _PERCENT_UNITS = frozenset({"percent", "percentage", "pct", "per cent"})
 
 

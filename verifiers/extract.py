@@ -153,6 +153,7 @@ _SENTENCE = re.compile(
     r"(?:(?:final answer|the answer|answer)(?:\s*\([^()\n]{1,40}\))?\s*(?:is|=|:)\s*[:：]?"
     r"|(?:最终答案|正确答案|答案)\s*(?:应该是|应为|是|为|[:：])\s*[:：]?\s*(?:选项|选)?"
     r"|【(?:最终答案|正确答案|答案)】\s*[:：]?\s*(?:选项|选)?"
+    r"|(?<![^\n])[ \t]*答[ \t]*[:：]"  # a school answer sentence on its own line: `答：拿走了34把。`
     r"|(?:故|所以|因此|从而|则)?\s*应?选\s*[:：]?(?=\s*\(?[A-E](?![A-Za-z]))"
     r"|" + _FOREIGN_SENTENCES + r")\s*",
     re.IGNORECASE,
@@ -550,12 +551,15 @@ _VALUE_THEN_WORDS = re.compile(
     r"(?:\s*(?:分の|분의|分之)\s*\d+|\s*[万亿만억])?(?:\s*%)?)"
     r"\s*(?:(?:[A-Za-z]{1,4})?'(?:d[ıiuü]r|t[ıiuü]r)|[^\x00-\x7f\d][^\d$\\]*)"
 )
-_CJK_LEAD = re.compile(r"[\u4e00-\u9fff，：:\s]+([-+(\[{$\\A-Za-z0-9][^\u4e00-\u9fff]*)")
+# Chinese words leading to the value, and a measure word after it (`拿走了34把`, `一共有 34 把椅子`)
+_CJK_LEAD = re.compile(
+    r"[\u4e00-\u9fff，：:\s]+([-+(\[{$\\A-Za-z0-9\uff10-\uff19][^\u4e00-\u9fff]*?)\s*[\u4e00-\u9fff（）]*"
+)
 
 
 def _may_name_answer(text: str) -> bool:
     """Cheap gate before `_SENTENCE` runs: the words it needs (`answer`, 答案, 选) are in the text."""
-    if "answer" in text.lower() or "答案" in text or "选" in text:
+    if "answer" in text.lower() or "答" in text or "选" in text:
         return True
     tail = text[-_TAIL:]
     return not tail.isascii() or any(w in tail.lower() for w in _ASCII_ANSWER_WORDS)
@@ -576,6 +580,38 @@ def _answer_after_last_box(text: str) -> str | None:
     return v if v and "\\boxed" not in v else None
 
 
+# a last sentence that states a result of its own: a copula or a colon, then one number and at most three words
+# (`There are 35 ways.`, `the remainder is 2.`, `...: 0 intercepts.`, `So the original price was $24.38.`)
+_STATED_RESULT = re.compile(
+    r"(?:\b(?:is|are|was|were|equals)|:)\s*\\?\$?\s*(-?\d[\d,]*(?:\.\d+)?)\s*\$?\s*((?:[A-Za-z][A-Za-z-]*\s*){0,3})$"
+)
+
+
+def result_stated_after(text: str) -> str | None:
+    """The number that a sentence after the last box's sentence (or after the last `####` line) states as a result,
+    when the response's last sentence does (`$\\boxed{6}$ students. ... There are 30 ways.`: 30), else None. Its
+    own sentence's words after a box (`$x = \\boxed{5}$ and $y = 3$`) are not a later statement."""
+    boxes = _boxes(text) if "box" in text else ()
+    end = boxes[-1][1] if boxes else -1
+    marker = text.rfind("####")
+    if marker > end:
+        end = text.find("\n", marker)
+    elif end >= 0:
+        stop = _SENTENCE_END.search(text, end + 1)
+        end = stop.end() if stop else -1
+    rest = text[end:] if end >= 0 else ""
+    if not rest.strip() or len(rest) > _TAIL:
+        return None
+    sent = _last_sentence(rest)
+    m = _STATED_RESULT.search(sent.rstrip(" .!"))
+    if m is None or "?" in sent:
+        return None
+    clause = re.split(r"[,;:]", sent[: m.start(1)])[-1]  # `Order doesn't matter, so there are 35 ways`
+    if re.search(r"\bnot\b|n't\b|\bif\b", clause, re.IGNORECASE) or _QUALIFIED.search(sent[: m.start(1)]):
+        return None
+    return m.group(1).replace(",", "")
+
+
 def _gsm8k(text: str) -> str | None:
     """GSM8K's `#### 72`: the last such line that holds a value, not a Markdown heading (`#### (2) 求周长`,
     `#### Step 3: the total`)."""
@@ -584,7 +620,9 @@ def _gsm8k(text: str) -> str | None:
         ans = m.group("ans")
         if not _CJK.search(ans) and len(re.findall(r"[A-Za-z]{2,}", _MATH_SPAN.sub(" ", ans))) <= 2:
             last = ans
-    return _strip_wrapping(last).replace(",", "") if last else None
+    return (
+        re.sub(r"(?<!\\),", "", _strip_wrapping(last)) if last else None
+    )  # `1,250`, not the thin space `57\,500`
 
 
 def _last_number(text: str) -> str | None:
@@ -954,7 +992,12 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         not gold
     ):  # a response: what a reader does not see, a closing remark, a format that says where its answer is
         end = text[-1_000:]  # hidden text and code blocks matter where the answer is: near the end
-        if "```" in end or "phantom" in end or "color" in end:
+        if (
+            "```" in end
+            or "phantom" in end
+            or "color" in end
+            or ("box" in end and ("%" in end or "xample" in end or "e.g" in end or "format" in end))
+        ):
             text = _without_hidden(text)
         if text[-8:].rstrip().endswith(("）", ")")) and _TRAILING_NOTE.search(
             text, max(0, len(text) - _TAIL)
@@ -1057,7 +1100,16 @@ def _json_answer(text: str) -> str | None:
 
 
 # text a reader does not see, or that is not the response's own answer: `\phantom{5}`, white text, code blocks
-_PHANTOM = re.compile(r"\\[hv]?phantom\s*\{[^{}]*\}")
+_PHANTOM = re.compile(
+    r"\\[hv]?phantom\s*\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
+)  # `\\phantom{\\frac{14}{3}}`
+# what a reader never sees as an answer: a box after a TeX comment sign (`$\\boxed{6}$ % \\boxed{5}`), a box in a format
+# example (`e.g. $\\boxed{3}$ for a cubic`, `Example: $\\boxed{\\text{east}}$`)
+_COMMENTED_BOX = re.compile(r"(?<![\\\d])%[ \t]*(?=\\boxed)[^\n]*")
+_EXAMPLE_BOX = re.compile(
+    r"(?:\be\.\s?g\.|\bfor (?:example|instance)\b|\bexample\s*[:*]|\bformat\b)[^\n]{0,60}?\\boxed",
+    re.IGNORECASE,
+)
 _WHITE = re.compile(
     r"\{\s*\\color\s*\{\s*white\s*\}(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
     r"|\\(?:text)?color\s*\{\s*white\s*\}\s*\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
@@ -1066,10 +1118,19 @@ _CODE_BLOCK = re.compile(r"```.*?```", re.DOTALL)
 
 
 def _without_hidden(text: str) -> str:
-    """The response without what a reader does not see (`\\phantom{5}`, `{\\color{white}\\boxed{5}}`) and without
-    boxes inside code blocks (`// answer = \\boxed{8}` is a comment, not an answer)."""
-    text = _WHITE.sub(" ", _PHANTOM.sub(" ", text))
-    if "```" in text and "box" in text:
+    """The response without what a reader does not see as its answer (`\\phantom{5}`, `{\\color{white}\\boxed{5}}`, a
+    box after a TeX comment sign) and without boxes inside code blocks (`// answer = \\boxed{8}` is a comment) or in
+    a format example (`e.g. $\\boxed{3}$`)."""
+    if "phantom" in text:
+        text = _PHANTOM.sub(" ", text)
+    if "color" in text:
+        text = _WHITE.sub(" ", text)
+    if "box" not in text:
+        return text
+    if "%" in text:
+        text = _COMMENTED_BOX.sub(" ", text)
+    text = _EXAMPLE_BOX.sub(lambda m: m.group(0)[: -len("\\boxed")] + "\\box_", text)
+    if "```" in text:
         text = _CODE_BLOCK.sub(
             lambda m: m.group(0).replace("\\boxed", "\\box_") if "boxed" in m.group(0) else m.group(0), text
         )

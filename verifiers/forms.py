@@ -223,6 +223,26 @@ def same_quantity(p_body: str, p_unit: str | None, g_body: str, g_unit: str | No
     return p[1] == g[1]
 
 
+# units of science answers that `split_unit` leaves alone (SciBench writes `50.7 $\\mathrm{atm}$`): two different
+# ones are two different quantities (no conversion is tried: `50.7 bar` is not `50.7 atm`)
+_SCIENCE_UNITS = frozenset(
+    ["atm", "bar", "mbar", "Pa", "hPa", "kPa", "MPa", "GPa", "torr", "Torr", "mmHg", "J", "kJ", "MJ", "cal", "kcal",
+     "eV", "keV", "MeV", "GeV", "W", "kW", "MW", "N", "kN", "V", "mV", "kV", "A", "mA", "Hz", "kHz", "MHz", "GHz", "K",
+     "mol", "mmol", "M", "mM", "T", "Wb", "F"]
+)  # fmt: skip
+_SCIENCE_UNIT = re.compile(
+    r"[\d}](?:\s|~|\\[ ,;!])*(?:\\(?:mathrm|text|rm|textrm|operatorname)\s*\{\s*~?\s*(?P<t>[A-Za-z]+)\s*\}"
+    r"|(?P<w>[A-Za-z]+))\s*\.?\s*$"
+)
+
+
+def science_unit(answer: str) -> str | None:
+    """The science unit written after a number (`50.7\\ \\mathrm{bar}`, `50.7 $\\mathrm{atm}$`, `3 kJ`), else None."""
+    m = _SCIENCE_UNIT.search(answer.replace("$", " ").rstrip())
+    unit = m and (m.group("t") or m.group("w"))
+    return unit if unit in _SCIENCE_UNITS else None
+
+
 _ASKED = re.compile(
     r"\b(?:in|how many|number of|express(?:ed)? (?:it |your answer |the answer )?in)\s+(?:units of\s+)?"
     r"(millimet(?:er|re)s?|centimet(?:er|re)s?|met(?:er|re)s?|kilomet(?:er|re)s?|inch(?:es)?|f(?:ee|oo)t|yards?|"
@@ -255,7 +275,9 @@ def clean_choice(value: str) -> str:
 
 # lower-case labels `a.` / `a)` (LANTITE, MathQA): only as a run of four or more, the first starting a line; never
 # `(a)`, which labels the parts of a problem
-_CHINESE_STEM_END = re.compile(r"[\u4e00-\u9fff]$|[(（]\s*(?:\\q?quad)?\s*[)）]$")
+_CHINESE_STEM_END = re.compile(
+    r"[\u4e00-\u9fff]$|[(（]\s*(?:\\q?quad)?\s*[)）]\s*[.。]?$"
+)  # `的 ( ). A. ...`
 _LOWER_LABEL = re.compile(r"(?:(?<=\s)|^)(?P<d>[a-e])\s*[.)](?=\s)")
 
 
@@ -381,7 +403,9 @@ def factored_incompletely(answer: str, question: str) -> bool:
 
 
 _LOWEST = re.compile(
-    r"lowest terms|simplest (?:form|terms)|reduced (?:form|fraction)|fully reduced|最简|^\s*Simplify\b", re.I
+    r"lowest terms|simplest (?:fractional )?(?:form|terms)|reduced (?:form|fraction)|fully reduced|最简|^\s*Simplify\b"
+    r"|\bas an? common fraction\b",  # MATH's convention: a common fraction is in lowest terms
+    re.I,
 )
 _SIMPLEST_RADICAL = re.compile(r"simplest radical form", re.I)
 _AS_PERCENT = re.compile(r"as a percent|in percent|as a percentage|what percent|percentage", re.I)
@@ -407,8 +431,9 @@ _AS_DECIMAL = re.compile(
 )
 _WRITTEN_AS_FRACTION = re.compile(r"\\frac|^-?\d+/\d+$|\\times\s*10\^")
 _RATIONAL_DENOMINATOR = re.compile(
-    r"rationali[sz]e (?:the |its |your )?denominator|rational denominator|simplest radical form", re.I
-)
+    r"rationali[sz]e (?:the |its |your )?denominator|rational denominator|simplest radical form|^\s*Simplify\b",
+    re.I,
+)  # a simplified radical expression has no radical below the line (MATH's convention)
 _RADICAL_BELOW = re.compile(r"\\frac\{(?:[^{}]|\{[^{}]*\})*\}\{(?:[^{}]|\{[^{}]*\})*\\sqrt|/\(?\d*\\sqrt")
 _INTERVAL_ASKED = re.compile(r"interval notation", re.I)
 _INEQUALITY = re.compile(r"<|>|\\[lg]eq?\b|\\[lg]eqslant|\\[lg]t\b|[≤≥]")
@@ -420,6 +445,11 @@ _FACTOR_ASKED = re.compile(
 
 
 _FRACTION_FORM_ASKED = re.compile(r"in the form\W{0,4}\\[dt]?frac\s*\{", re.I)
+# "Expand", or a polynomial's standard form (`in the form $Ar^2 + Br + C$`): a sum of terms, no product with a sum
+_EXPANSION_ASKED = re.compile(
+    r"\bexpand\b|\bin the form\W{0,4}A\s*[a-z]\s*\^\s*\{?\s*\d\s*\}?\s*\+\s*B", re.I
+)
+_PRODUCT_WITH_SUM = re.compile(r"(?:[\w}]|\))\((?:[^()]*\w[+-][^()]*)\)|\((?:[^()]*\w[+-][^()]*)\)\s*[\^(]")
 
 
 def _single_fraction(s: str) -> bool:
@@ -456,6 +486,10 @@ def _named_form_missing(a: str, gold: str, question: str) -> str | None:
                 return "not_the_asked_form"  # gcd 1 asked
     if _FACTOR_ASKED.search(question) and "(" in g and "(" not in a:
         return "not_factored"  # `xy+3x+2y+6` for "Factor"
+    if _EXPANSION_ASKED.search(question) and not re.search(r"\bfactor", question, re.I):
+        plain = a.replace("\\left", "").replace("\\right", "")
+        if _PRODUCT_WITH_SUM.search(plain.rsplit("=", 1)[-1]) and not _PRODUCT_WITH_SUM.search(g):
+            return "not_expanded"  # `x(x^2+3)-6`, `2(3r^2-2r-12)` for "Expand" or "in the form $Ar^2+Br+C$"
     if "=" in a and "=" not in g:
         a = a.rsplit("=", 1)[1]  # `\sqrt{117}=3\sqrt{13}`: the chain's last member is the answer's form
     if _FRACTION_FORM_ASKED.search(question) and _single_fraction(g) and not _single_fraction(a):

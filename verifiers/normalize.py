@@ -133,6 +133,7 @@ UNITS = (
     "degrees",
     "degree",
     "radians",
+    "rad",
     "people",
     "students",
     "ways",
@@ -193,11 +194,13 @@ _UNIT_CANON = {
     "meter": "m",
     "centimeters": "cm",
     "degree": "degrees",
+    "rad": "radians",
     "sq units": "square units",
 }
 
 _SPACES = re.compile(
-    r"(?<!\\)\\[,;:! ]|\\q?quad\b|~|\\(?:displaystyle|left|right|big|Big|bigg|Bigg)(?![a-zA-Z])"
+    r"(?<!\\)\\[,;:! ]|\\q?quad\b|~|\\(?:displaystyle|left|right|(?:big|Big|bigg|Bigg)[lr]?)(?![a-zA-Z])"
+    r"|\\hspace\*?\s*\{[^{}]*\}"
 )
 _TEXT_CMD = re.compile(
     r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname|rm|bf)\s*\{([^{}]*)\}"
@@ -228,10 +231,12 @@ _WS = re.compile(r"\s+")
 _WS_AROUND = re.compile(r"\s*([^\w\\\s])(\s*)|(?<=\d)\s+(?=\d{3}(?!\d))")
 # `32, 349` is a list of two numbers, never the thousands-separated 32349: that space is kept
 _TYPESET_COMMA = re.compile(r",\s*\\[!,]\s*")
+_THIN_GROUP = re.compile(r"(?<=\d)\\[,;!]\s*(?=\d{3}(?!\d))")
 _LIST_COMMA = re.compile(r"(?<=\d),\s+(?=\d{3}(?!\d))")
 _SUFFIX = re.compile(r"(?<=[^=<>])\s*=\s*\\?[a-zA-Z]{1,6}(?:_\{?[a-zA-Z0-9]{1,4}\}?)?\s*$")
 _FRAC_SHORT = re.compile(r"\\frac\s*(\d)\s*(\d)")
 _FRAC_SHORT2 = re.compile(r"\\frac\s*\{([^{}]*)\}\s*(\d)")
+_FRAC_SHORT3 = re.compile(r"\\frac\s*(\d)\s*\{")  # `\\frac9{19}`: a brace-less numerator
 _SQRT_SHORT = re.compile(r"\\sqrt\s*(\d)")
 _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("\\boxed{", "}"), ("\\fbox{", "}"))
 
@@ -241,6 +246,7 @@ def braced_short_commands(s: str) -> str:
     `\\frac{270}{7}`, `\\sqrt{3}` (a parser reads the short forms wrongly or not at all)."""
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
     s = _FRAC_SHORT2.sub(r"\\frac{\1}{\2}", s)
+    s = _FRAC_SHORT3.sub(r"\\frac{\1}{", s)
     return _SQRT_SHORT.sub(r"\\sqrt{\1}", s)
 
 
@@ -351,6 +357,8 @@ def _normalize_once(answer: str) -> str:
     s = _TYPESET_COMMA.sub(
         ",", s.replace("{,}", ",").replace("{, }", ",")
     )  # `10,\!080`: a typeset thousands comma
+    if "\\" in s:
+        s = _THIN_GROUP.sub("", s)  # `57\,500`: digit groups set apart by a thin space
     s = _SPACES.sub(" ", s)
     if s.count("$") >= 2 and s.count("$") % 2 == 0:  # `$28$ percent`: inline math inside words
         s = s.replace("$", " ")

@@ -22,6 +22,7 @@ from pipelines.rules import Miss, parse_answer
         ("USD 12", 12, None),
         ("\\$18.90", sympy.Rational(189, 10), None),
         ("\\frac{270}7", sympy.Rational(270, 7), None),  # TeX's brace-less argument
+        ("\\frac9{19}", sympy.Rational(9, 19), None),  # MATH-500: a brace-less numerator
         ("\\frac{270}7\\text{ degrees}", sympy.Rational(270, 7), "degrees"),
         ("\\dfrac 3 4", sympy.Rational(3, 4), None),
         ("45 degrees", 45, "degrees"),
@@ -393,3 +394,88 @@ def test_words_the_statement_never_writes_after_a_number_stay_unread():
 )
 def test_figures_named_in_other_languages(problem):
     assert "needs_diagram" in _reasons(problem, "3")
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        # set S2 (a scraped MATHCOUNTS bank whose keys kept only the first integer of the answer): the statement
+        # asks for a form no integer has, so an integer key has lost part of its value
+        ("A rhombus with area 60 in2 has a diagonal of length 6 inches. How many inches long is a side of this "
+         "rhombus? Express your answer in simplest radical form.", "109"),
+        ("What is the speed of the elevator, in floors per second? Express your answer as a common fraction.", "5"),
+        ("What is the ratio of the volume of cylinder X to the volume of cylinder Y? Express your answer as a "
+         "common fraction.", "276"),
+        ("What is the area of the shaded region? Express your answer in terms of $\\pi$.", "16"),
+        ("How many cups of flour are needed? Express your answer as a mixed number.", "3"),
+        ("By what percent is Julie planning on increasing each dimension of her wheat field? Express your answer "
+         "as a decimal to the nearest tenth.", "66"),
+        ("What is the area of the shaded region, in square units? Express your answer as a decimal to the nearest "
+         "hundredth.", "56"),
+    ],
+)  # fmt: skip
+def test_an_integer_key_for_a_form_no_integer_has_is_deferred(problem, answer):
+    from pipelines.rules import apply_rules
+
+    assert isinstance(apply_rules(problem, answer), Miss)
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        # the form describes something else, and the integer asked is computed from it
+        ("When $0.\\overline{36}$ is expressed as a common fraction in lowest terms, what is the sum of the "
+         "numerator and denominator?", "15"),
+        ("The area can be written in simplest radical form as $a\\sqrt{b}$. Find $a+b$.", "11"),
+        ("What is the value of $x$? Express your answer as an integer.", "7"),
+        ("Round your answer to the nearest whole number. How many minutes does it take?", "12"),
+    ],
+)  # fmt: skip
+def test_an_integer_asked_of_a_form_stays_kept(problem, answer):
+    from pipelines.rules import apply_rules
+
+    assert not isinstance(apply_rules(problem, answer), Miss)
+
+
+@pytest.mark.parametrize(
+    ("problem", "reason"),
+    [
+        ("Triangle ABC, shown, is a right triangle with side AC extended. What is the value of x + y?",
+         "needs_diagram"),
+        ("Let f (x) be the periodic function shown, such that f (x) = f (x + 7) for all real values of x. How many "
+         "intersections occur in the interval 20 ≤ x ≤ 22?", "needs_diagram"),
+        # PDF glyph codes where an equation was: the statement lost it
+        ("If the real number x satisfies the equation xx22/g14/g14xx/g16/g322 , what is the value of 8x?",
+         "lost_expression"),
+    ],
+)  # fmt: skip
+def test_a_figure_named_in_passing_and_glyph_codes(problem, reason):
+    assert reason in _reasons(problem, "16")
+
+
+def test_an_integer_key_for_a_function_asked_is_deferred():  # set S2: `Find f(x).` keyed `2`
+    from pipelines.rules import apply_rules
+
+    problem = "A function f has f(0) = 1, f'(0) = 2 and f''(0) = 3, and f'''(x) + f''(x) + f'(x) + f(x) = 0. Find f(x)."
+    assert isinstance(apply_rules(problem, "2"), Miss)
+
+
+@pytest.mark.parametrize(
+    "problem",
+    [
+        # set S3 (scraped BPhO papers): an answer in terms of named quantities is an expression
+        "A block is projected up a plane inclined at an angle $\\alpha$. Determine the coefficient of friction $\\mu$, "
+        "in terms of the angle of the plane.",
+        "Calculate the work done in terms of $m$, $g$, $\\ell$, $q$, $Q$, and $k$.",
+    ],
+)
+def test_an_integer_key_for_an_answer_in_terms_of_quantities_is_deferred(problem):
+    from pipelines.rules import apply_rules
+
+    assert isinstance(apply_rules(problem, "5"), Miss)
+
+
+def test_a_statement_cut_off_at_its_ask():  # set S3: `... the stress produced equals 6.2e7 N m^-2. Determine`
+    problem = "A steel tube is placed under tension by a load and the stress produced equals 6.2e7 N m^-2. Determine"
+    assert "lost_expression" in _reasons(problem, "1")
+    assert "lost_expression" not in _reasons("Determine the value of $x$ if $2x = 6$.", "3")

@@ -47,14 +47,10 @@ import verifiers
         ("\\boxed{5个}", "5", True),
         ("\\boxed{12平方厘米}", "12", True),
         ("\\boxed{7岁}", "8", False),
-        pytest.param(
-            "答：她还剩9页没有看。",
-            "9",
-            True,
-            marks=pytest.mark.xfail(
-                strict=True, reason="policy (README): a number inside an unmarked sentence is not read"
-            ),
-        ),  # fmt: skip
+        # `答：` opens a school solution's answer line (it is `Answer:`): its one number is read
+        ("答：她还剩9页没有看。", "9", True),
+        ("答：拿走了34把。", "34", True),
+        ("答：共有3组，每组34把。", "34", False),
         # signs that join two numbers are never dropped
         ("\\boxed{5 § 10}", "5", False),
         ("\\boxed{5 # 10}", "10", False),

@@ -314,3 +314,123 @@ _THINK = "<think>Let me set up the count. 2 flowers a day for 15 days is 30. The
 )  # fmt: skip
 def test_long_traces_rejected_boxes_loops_and_units(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        # set AD: a box, then a last sentence that states another value as the result (the box is not the answer)
+        ("We pick 4 of the 7 people: $\\boxed{7}$ people in all. Order doesn't matter, so there are 35 ways.",
+         "7", "In how many ways can 4 people be chosen from 7 people?", False),
+        ("The sum starts at $\\boxed{3}$ and ends at 12, so it equals 75. Since $75 = 8\\cdot 9 + 3$, the "
+         "remainder is 3.", "3", "What is the remainder when $3 + 4 + \\dots + 12$ is divided by 9?", True),
+        ("The quadratic has degree $\\boxed{2}$ in $y$. Its vertex is left of the axis, so it never meets it: "
+         "0 intercepts.", "2", "How many $y$-intercepts does the graph of $x = y^2 - 4y - 6$ have?", False),
+        ("We need $\\boxed{12}$ for the first part.\n\nThe total is 48.", "12", "What is the total?", False),
+        ("#### 40\nThat was a guess. 20% off means the price was 32 / 0.8.\nSo the original price was $40.",
+         "40", "What was the original price?", True),
+        ("#### 26\nThat was a guess. 25% off $19.50 means 19.50 / 0.75.\nSo the original price was $26.",
+         "26", "What was the original price?", True),
+        ("#### 30\nThat was a guess. 25% off $19.50 means 19.50 × 1.25.\nSo the original price was $24.38.",
+         "30", "What was the original price?", False),
+        # what follows the box and holds no stated result leaves it the answer
+        ("So the answer is $\\boxed{12}$.\n\nNote: the result is rounded to 2 decimal places.", "12",
+         "What is the total?", True),
+        ("$\\boxed{12}$\n\nThere are 12 ways.", "12", "In how many ways can it be done?", True),
+        ("The answer is $\\boxed{5}$. This takes 3 steps.", "5", "What is x?", True),
+        # a box inside a format example or a TeX comment is not the response's answer
+        ("> Format: put the degree in a box, e.g. $\\boxed{3}$ for a cubic.\n\nThe right side has degree 4, so "
+         "the degree of $f$ is 4.", "3", "What is the degree of $f$?", False),
+        ("Example: $\\boxed{\\text{north}}$.\n\nAfter 6 full turns and 90 degrees more she faces west.\n\nFinal: west",
+         "\\text{north}", "Which direction is she facing?", False),
+        ("By inclusion-exclusion the overlap is $28 + 21 - 44$.\n\nThe final answer is $\\boxed{6}$ % \\boxed{5}",
+         "5", "How many students are in both?", False),
+        ("The final answer is $\\boxed{5}$ % of the class.", "5", "What percent of the class?", True),
+        # hidden, per mille
+        ("The answer is $\\boxed{\\phantom{\\frac{14}{3}}}$.", "\\frac{14}{3}", "What is the sum?", False),
+        ("The area goes down by one tenth, i.e. $\\boxed{10‰}$.", "10", "By what percent does the area decrease?",
+         False),
+        ("The area goes down by $\\boxed{10\\%}$.", "10", "By what percent does the area decrease?", True),
+    ],
+)  # fmt: skip
+def test_set_ad_answers_contradicted_hidden_or_exemplified(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        # set AD: a common fraction (or simplest fractional form) is in lowest terms
+        ("So the probability is $\\boxed{\\frac{34}{100}}$.", "\\frac{17}{50}",
+         "What is the probability? Express your answer as a common fraction.", False),
+        ("So $x = \\boxed{\\frac{18}{38}}$.", "\\frac9{19}", "Solve for $x$. Express your answer in simplest "
+         "fractional form.", False),
+        ("So the probability is $\\boxed{\\frac{17}{50}}$.", "\\frac{17}{50}",
+         "What is the probability? Express your answer as a common fraction.", True),
+        ("So the probability is $\\boxed{\\frac{34}{100}}$.", "\\frac{17}{50}", "What is the probability?", True),
+        # expand: a product with a sum is not expanded; the form Ar^2 + Br + C is a sum of terms
+        ("$x(x^2 + 3x) - 3x^2 + 3x - 6 = \\boxed{x(x^2+3) - 6}$", "x^3+3x-6",
+         "Expand and simplify completely: $x\\left(x(1+x)+2x\\right)-3(x^2-x+2)$", False),
+        ("$\\boxed{2(3r^2 - 2r - 12)}$", "6r^2-4r-24", "Simplify $4(3r^3+5r-6)-6(2r^3-r^2+4r)$, and express your "
+         "answer in the form $Ar^2 + Br + C$, where $A$, $B$, and $C$ are integers.", False),
+        ("$\\boxed{x^3 + 3x - 6}$", "x^3+3x-6", "Expand and simplify completely: $x(x^2+3)-6$", True),
+        ("$\\boxed{6r^2 - 4r - 24}$", "6r^2-4r-24", "Simplify $4(3r^3+5r-6)-6(2r^3-r^2+4r)$, and express your "
+         "answer in the form $Ar^2 + Br + C$, where $A$, $B$, and $C$ are integers.", True),
+        # a unit other than the gold's
+        ("$p = nRT/V$, so the pressure is $\\boxed{50.7\\ \\mathrm{bar}}$.", "50.7 $\\mathrm{atm}$",
+         "Predict the pressure exerted by the gas.", False),
+        ("$p = nRT/V$, so the pressure is $\\boxed{50.7\\ \\mathrm{atm}}$.", "50.7 $\\mathrm{atm}$",
+         "Predict the pressure exerted by the gas.", True),
+        # a letter paired with another option's value
+        ("令 4 - r/2 = 3 得 r = 2，系数 C(4,2) = 6。\n\n答案：A. -6", "6",
+         "在 (x-\\sqrt{x})^{4} 的展开式中, x^{3} 的系数为 (\\quad) A. 6 B. -6 C. 12 D. -12", False),
+        ("令 4 - r/2 = 3 得 r = 2，系数 C(4,2) = 6。\n\n答案：A. 6", "6",
+         "在 (x-\\sqrt{x})^{4} 的展开式中, x^{3} 的系数为 (\\quad) A. 6 B. -6 C. 12 D. -12", True),
+        # an angle in degrees where the asked form is in radians
+        ("$r=3$, $\\theta = 90^\\circ$. Answer: $\\boxed{(3, 90^\\circ)}$", "\\left( 3, \\frac{\\pi}{2} \\right)",
+         "Enter your answer in the form $(r,\\theta),$ where $r > 0$ and $0 \\le \\theta < 2 \\pi.$", False),
+        ("Answer: $\\boxed{(3, \\frac{\\pi}{2})}$", "\\left( 3, \\frac{\\pi}{2} \\right)",
+         "Enter your answer in the form $(r,\\theta),$ where $r > 0$ and $0 \\le \\theta < 2 \\pi.$", True),
+    ],
+)  # fmt: skip
+def test_set_ad_forms_units_and_letters(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        # set AD: a bound is no count, unless the question asks for an extreme
+        ("So there are at least $\\boxed{144}$ ways.", "144", "In how many ways can 7 people sit around a table?",
+         False),
+        ("So she needs at least $\\boxed{5}$ boxes.", "5", "What is the least number of boxes she needs?", True),
+        ("So the answer is at most $\\boxed{12}$.", "12", "What is the largest possible value of $n$?", True),
+        # an answer given for one case and another for the other
+        ("If $\\lambda = 4$ is allowed, the answer is $(3,4]$; if not, it is $(3,4)$.", "(3,4]",
+         "Find the values of $\\lambda$, $0 \\le \\lambda \\le 4$, for which ...", False),
+        ("If $x > 0$ the expression is positive, so the answer is $\\boxed{5}$.", "5", "What is $n$?", True),
+        # written forms of a right answer
+        ("The set of all possible values is $\\boxed{\\{3\\}}$.", "3", "Find all possible values of $x$.", True),
+        ("The set of all possible values is $\\boxed{\\{3, 4\\}}$.", "3", "Find all possible values of $x$.", False),
+        ("GCF $=12$, and $12+11$: $\\boxed{\\hspace{2pt}23\\hspace{2pt}}$", "23", "What is the result?", True),
+        ("so $\\theta = \\frac{\\pi}{2}$: $\\boxed{\\bigl(3, \\tfrac{\\pi}{2}\\bigr)}$",
+         "\\left( 3, \\frac{\\pi}{2} \\right)", "Convert the point $(0,3)$ to polar coordinates.", True),
+        ("77－9＝６８（下）。\n答：第二次拍了６８下。", "68", "第二次拍了多少下？", True),
+        ("Total $57\\,500.\n#### 57\\,500", "57500", "What's her annual salary?", True),
+        ("Multiplying by $i$: $\\boxed{-2 + 7\\mathrm{i}}$.", "-2 + 7i", "What is the resulting complex number?",
+         True),
+        ("$\\arcsin(-\\tfrac12) = \\boxed{-\\frac{\\pi}{6}\\ \\text{rad}}$", "-\\frac{\\pi}{6}",
+         "Compute $\\arcsin \\left( -\\frac{1}{2} \\right).$  Express your answer in radians.", True),
+        # a Chinese stem that ends `( ).` before its options; "Simplify" leaves no radical below the line
+        ("所以是必要不充分条件。\n\n【答案】B", "必要不充分条件",
+         "则“a”是“b”的 ( ). A. 充分不必要条件 B. 必要不充分条件 C. 充要条件 D. 既不充分也不必要条件", True),
+        ("所以是必要不充分条件。\n\n【答案】A", "必要不充分条件",
+         "则“a”是“b”的 ( ). A. 充分不必要条件 B. 必要不充分条件 C. 充要条件 D. 既不充分也不必要条件", False),
+        ("the expression simplifies to $\\boxed{-\\frac{3}{\\sqrt3}}$.", "-\\sqrt{3}",
+         "Simplify $\\tan 100^\\circ + 4 \\sin 100^\\circ.$", False),
+        ("the expression simplifies to $\\boxed{-\\sqrt{3}}$.", "-\\sqrt{3}",
+         "Simplify $\\tan 100^\\circ + 4 \\sin 100^\\circ.$", True),
+    ],
+)  # fmt: skip
+def test_set_ad_bounds_cases_and_written_forms(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
