@@ -38,7 +38,14 @@ from dataclasses import dataclass
 from verifiers import equations, forms, quickeval
 from verifiers.extract import Extraction, concluded_number_beside, cut_debris, extract, result_stated_after
 from verifiers.kinds import kinds_differ, strip_membership
-from verifiers.normalize import CHINESE_QUALIFIER, chinese_joiners, normalize, split_unit
+from verifiers.normalize import (
+    CHINESE_QUALIFIER,
+    UNIT_WORD_FORMS,
+    UNITS,
+    chinese_joiners,
+    normalize,
+    split_unit,
+)
 from verifiers.numbers import numbers_equal, parse_number
 from verifiers.quickeval import clearly_differ
 from verifiers.structure import Structure, expand_pm, parse_structure, relation_to_interval, split_top
@@ -355,10 +362,16 @@ def check(
     if (
         v.equivalent
         and isinstance(pred, str)
-        and (
-            _OTHER_CASE.search(pred, max(0, len(pred) - 400))
-            or (question and _bound_not_value(pred, question))
-        )
+        and isinstance(gold, str)
+        and _unit_beside_differs(pred, gold, v, deadline)
+    ):
+        return Verdict(
+            False, "unit_mismatch", v.pred, v.extracted, v.gold
+        )  # `T = 7.136 minutes` for `7.136 hour`
+    if (
+        v.equivalent
+        and isinstance(pred, str)
+        and (_other_case(pred) or (question and _bound_not_value(pred, question)))
     ):
         return Verdict(False, "hedged", v.pred, v.extracted, v.gold)
     return v
@@ -381,6 +394,12 @@ _EXTREME_ASKED = re.compile(
 )
 
 
+def _other_case(pred: str) -> bool:
+    """`... the answer is (3,4]; if not, it is (3,4).`: an answer for one case and another for the other."""
+    tail = pred[-400:]
+    return ("therwise" in tail or "f not" in tail) and _OTHER_CASE.search(tail) is not None
+
+
 def _bound_not_value(pred: str, question: str) -> bool:
     """The last box is a bound (`at least $\\boxed{144}$`) and the question asks for no extreme."""
     start = pred.rfind("\\boxed")
@@ -389,6 +408,31 @@ def _bound_not_value(pred: str, question: str) -> bool:
         and bool(_BOUND_BEFORE.search(pred[max(0, start - 30) : start]))
         and not _EXTREME_ASKED.search(question)
     )
+
+
+_UNIT_WORDS = frozenset(UNITS) | frozenset(UNIT_WORD_FORMS) | forms.SCIENCE_UNITS
+
+
+def _unit_beside_differs(pred: str, gold: str, v: Verdict, deadline: float) -> bool:
+    """A gold with a unit, and an answer read without one whose number the response writes with another unit
+    (`T = 7.136 minutes` for `7.136 hour`, `**93.4 atm**` for `93.4 \\mathrm{~bar}`)."""
+    if not v.pred or not re.fullmatch(_NUMBER_FIRST, v.pred) or not re.search(r"[A-Za-z}]\s*\)?\s*$", gold):
+        return False
+    if (
+        split_unit(gold)[1] is None
+        and forms.science_unit(gold) is None
+        and _without_science_unit(gold)[1] is None
+    ):
+        return False
+    if v.extracted and (split_unit(v.extracted)[1] or forms.science_unit(v.extracted)):
+        return False  # the answer read carries its own unit: compared already
+    written = None
+    pattern = re.escape(v.pred) + r"\s*\$?\s*\**\s*(?:\\(?:text|mathrm)\s*\{\s*~?\s*)?([A-Za-z]+)"
+    for m in re.finditer(pattern, pred[-300:]):
+        written = m.group(1)
+    if written is None or written not in _UNIT_WORDS:
+        return False
+    return _compare(f"{v.pred} {written}", gold, deadline).reason == "unit_mismatch"
 
 
 def _contradicted_after(pred: str, v: Verdict) -> bool:
@@ -400,6 +444,10 @@ def _contradicted_after(pred: str, v: Verdict) -> bool:
         or not re.fullmatch(r"-?\d+(?:\.\d+)?", v.pred)
     ):
         return False
+    last = max(pred.rfind("boxed"), pred.rfind("####"))
+    close = pred.find("}", last) if pred.startswith("boxed", last) else pred.find("\n", last)
+    if close < 0 or not any(c.isdigit() for c in pred[close:]):
+        return False  # nothing numeric after the answer (the common case, decided without a scan)
     stated = result_stated_after(cut_debris(pred))
     if stated is None or float(stated) == float(v.pred):
         return False
@@ -474,6 +522,8 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
     factorisation left incomplete (`not_factored_completely`)."""
     if restates_question(v.pred, gold, question):
         return Verdict(False, "restates_question", v.pred, v.extracted, v.gold)
+    if not question.isascii() and pred and forms.chinese_unit_not_asked(pred, question):
+        return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `112米` for `多少平方米`
     if v.extracted and not_the_asked_angle_unit(v.extracted, gold, question):
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)
     if v.reason != "unit_converted" and forms.unit_not_used(
@@ -750,12 +800,25 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     single = _SINGLETON.fullmatch(p_raw)
     if single and "{" not in g_raw:  # `\{3\}` for the gold 3: the set of all values is that one value
         p_raw = single.group(1)
-    p_sci, g_sci = forms.science_unit(p_raw), forms.science_unit(g_raw)
+    p_sci = forms.science_unit(p_raw) if p_raw[-1:].isalpha() or p_raw[-1:] in "}$" else None
+    g_sci = forms.science_unit(g_raw) if p_sci and (g_raw[-1:].isalpha() or g_raw[-1:] in "}$") else None
     if (p_sci and g_sci and p_sci != g_sci) or ("‰" in p_raw) != ("‰" in g_raw):  # `50.7 bar` for `50.7 atm`
         return Verdict(False, "unit_mismatch", normalize(p_raw))  # a per mille is no percent
     # units: both written and different is a mismatch (5 cm vs 5 m); one-sided units are ignored
     p_body, p_unit = _percent_word(*split_unit(p_raw))
     g_body, g_unit = _percent_word(*split_unit(g_raw))
+    p_sci_unit = g_sci_unit = None  # `1310 \mathrm{~K}`, `1.11e4 K`: the number, its unit aside
+    if p_unit is None and (p_body[-1:] == "}" or p_body[-1:].isalpha()):
+        p_body, p_sci_unit = _without_science_unit(p_body)
+    if g_unit is None and (g_body[-1:] == "}" or g_body[-1:].isalpha()):
+        g_body, g_sci_unit = _without_science_unit(g_body)
+    if (
+        (p_sci_unit or g_sci_unit)
+        and (p_sci_unit or p_unit)
+        and (g_sci_unit or g_unit)
+        and _units_written_differ(p_sci_unit, p_unit, g_sci_unit, g_unit)
+    ):
+        return Verdict(False, "unit_mismatch", normalize(p_body))  # `7.78 pC` for `7.78 fC`: no conversion
     if (
         _DEGREE_MARK.search(g_body)
         and p_unit == "radians"
@@ -888,8 +951,59 @@ def _angles(s: str, other: str) -> str:
     return s
 
 
+# a science unit after a number that `split_unit` does not know: LaTeX groups (`\\mathrm{~kJ} \\mathrm{~mol}^{-1}`,
+# `\\mathrm{~m} / \\mathrm{s}`) or a plain unit symbol (`K`, `m/s^2`); the number may be in scientific notation
+_NUMBER_FIRST = (
+    r"(-?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:\\times|\\cdot|×)\s*10\s*\^\s*\{?\s*-?\d+\s*\}?|[eE][-+]?\d+)?)"
+)
+_TEX_UNIT_TAIL = re.compile(
+    _NUMBER_FIRST
+    + r"\s*(?:(?:\\[,;: !]|~|\\cdot|/|\s)*(?:\\(?:mathrm|text|rm|textrm)\s*\{\s*~?\s*[A-Za-z\\](?:[^{}]|\{[^{}]*\})*\}"
+    r"|\\AA\b|Å)(?:\s*\^\s*\{?\s*-?\d+\s*\}?)?)+\s*$"
+)
+_PLAIN_UNIT_TAIL = re.compile(
+    _NUMBER_FIRST + r"\s+([A-Za-z]{1,4})((?:\s*[/·*]\s*[A-Za-z]{1,4}|\s*\^\s*-?\d)*)\s*$"
+)
+
+
+def _without_science_unit(body: str) -> tuple[str, str | None]:
+    """(number, unit) of `1310 \\mathrm{~K}` or `1.11e4 K` (a unit `split_unit` does not know), else (`body`, None)."""
+    m = _TEX_UNIT_TAIL.fullmatch(body.strip())
+    if m:
+        return m.group(1), body.strip()[m.end(1) :]
+    m = _PLAIN_UNIT_TAIL.fullmatch(body.strip())
+    if m and m.group(2) in forms.SCIENCE_UNITS:
+        return m.group(1), m.group(2) + m.group(3)
+    return body, None
+
+
+def _units_written_differ(
+    p_sci: str | None, p_unit: str | None, g_sci: str | None, g_unit: str | None
+) -> bool:
+    """Two written units, at least one a science unit `split_unit` left alone: compared as spelt (`pC`, `fC`), or
+    case-blind where `split_unit` read the other (it lower-cases words: `\\text{N}` is `n` there)."""
+    if p_sci and g_sci:
+        return _unit_text(p_sci) != _unit_text(g_sci)
+    return _unit_text(p_sci or p_unit or "").lower() != _unit_text(g_sci or g_unit or "").lower()
+
+
+def _unit_text(unit: str) -> str:
+    """A unit's spelling without LaTeX wrappers and spacing, `/s` as `s^-1`: `\\mathrm{~kJ} \\mathrm{~mol}^{-1}` and
+    `kJ/mol` read alike; different spellings of one unit (`W`, `J s^-1`) stay different (no conversion)."""
+    u = re.sub(r"\\(?:mathrm|text|rm|textrm)\s*\{([^{}]*)\}", r"\1", unit)
+    u = re.sub(r"\\[,;: !]|\\cdot|[~\s·*{}]", "", u)
+    return re.sub(r"/([A-Za-z]+)(?:\^(-?\d+))?", lambda m: f"{m.group(1)}^-{m.group(2) or 1}", u)
+
+
+def _power_unit(u: str) -> str:
+    """`square cm` -> `cm^2`, `cubic feet` -> `feet^3`: the power written as a word."""
+    m = re.fullmatch(r"(square|sq\.?|cubic|cu\.?)\s+([A-Za-z]+)", u.strip())
+    return f"{m.group(2)}^{3 if m.group(1).startswith('cu') else 2}" if m else u
+
+
 def _units_differ(a: str, b: str) -> bool:
-    """`cm` vs `m`, `oranges` vs `apples` differ; `liters` vs `liters of fruit punch` do not."""
+    """`cm` vs `m`, `oranges` vs `apples`, `cm` vs `square cm` differ; `liters` vs `liters of fruit punch` do not."""
+    a, b = _power_unit(a), _power_unit(b)
     if a == b:
         return False
     wa, wb = set(a.split()), set(b.split())

@@ -587,12 +587,27 @@ _STATED_RESULT = re.compile(
 )
 
 
+def _last_box_end(text: str) -> int:
+    """Where the last `\\boxed{...}` closes (its `}`), or -1: one scan from that box on, not over the text."""
+    start = text.rfind("\\boxed{")
+    if start < 0:
+        return -1
+    depth = 0
+    for i in range(start + len("\\boxed"), len(text)):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
 def result_stated_after(text: str) -> str | None:
     """The number that a sentence after the last box's sentence (or after the last `####` line) states as a result,
     when the response's last sentence does (`$\\boxed{6}$ students. ... There are 30 ways.`: 30), else None. Its
     own sentence's words after a box (`$x = \\boxed{5}$ and $y = 3$`) are not a later statement."""
-    boxes = _boxes(text) if "box" in text else ()
-    end = boxes[-1][1] if boxes else -1
+    end = _last_box_end(text)
     marker = text.rfind("####")
     if marker > end:
         end = text.find("\n", marker)
@@ -996,7 +1011,11 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             "```" in end
             or "phantom" in end
             or "color" in end
-            or ("box" in end and ("%" in end or "xample" in end or "e.g" in end or "format" in end))
+            or "%\\boxed" in end
+            or "% \\boxed" in end
+            or "e.g" in end
+            or "xample" in end
+            or "ormat" in end
         ):
             text = _without_hidden(text)
         if text[-8:].rstrip().endswith(("）", ")")) and _TRAILING_NOTE.search(
@@ -1129,7 +1148,8 @@ def _without_hidden(text: str) -> str:
         return text
     if "%" in text:
         text = _COMMENTED_BOX.sub(" ", text)
-    text = _EXAMPLE_BOX.sub(lambda m: m.group(0)[: -len("\\boxed")] + "\\box_", text)
+    if "e.g" in text or "xample" in text or "ormat" in text or "nstance" in text:
+        text = _EXAMPLE_BOX.sub(lambda m: m.group(0)[: -len("\\boxed")] + "\\box_", text)
     if "```" in text:
         text = _CODE_BLOCK.sub(
             lambda m: m.group(0).replace("\\boxed", "\\box_") if "boxed" in m.group(0) else m.group(0), text

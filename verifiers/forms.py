@@ -225,7 +225,7 @@ def same_quantity(p_body: str, p_unit: str | None, g_body: str, g_unit: str | No
 
 # units of science answers that `split_unit` leaves alone (SciBench writes `50.7 $\\mathrm{atm}$`): two different
 # ones are two different quantities (no conversion is tried: `50.7 bar` is not `50.7 atm`)
-_SCIENCE_UNITS = frozenset(
+SCIENCE_UNITS = frozenset(
     ["atm", "bar", "mbar", "Pa", "hPa", "kPa", "MPa", "GPa", "torr", "Torr", "mmHg", "J", "kJ", "MJ", "cal", "kcal",
      "eV", "keV", "MeV", "GeV", "W", "kW", "MW", "N", "kN", "V", "mV", "kV", "A", "mA", "Hz", "kHz", "MHz", "GHz", "K",
      "mol", "mmol", "M", "mM", "T", "Wb", "F"]
@@ -240,7 +240,7 @@ def science_unit(answer: str) -> str | None:
     """The science unit written after a number (`50.7\\ \\mathrm{bar}`, `50.7 $\\mathrm{atm}$`, `3 kJ`), else None."""
     m = _SCIENCE_UNIT.search(answer.replace("$", " ").rstrip())
     unit = m and (m.group("t") or m.group("w"))
-    return unit if unit in _SCIENCE_UNITS else None
+    return unit if unit in SCIENCE_UNITS else None
 
 
 _ASKED = re.compile(
@@ -408,7 +408,9 @@ _LOWEST = re.compile(
     re.I,
 )
 _SIMPLEST_RADICAL = re.compile(r"simplest radical form", re.I)
-_AS_PERCENT = re.compile(r"as a percent|in percent|as a percentage|what percent|percentage", re.I)
+_AS_PERCENT = re.compile(
+    r"as a percent|in percent|as a percentage|what percent|percentage|百分之几|百分数|百分率", re.I
+)
 _FRACTION = re.compile(r"^-?\\?d?frac\{(\d+)\}\{(\d+)\}$|^-?(\d+)/(\d+)$")
 _RADICAL = re.compile(r"\\sqrt\{([^{}]*)\}")
 _AREA_ASKED = re.compile(r"\bin\s+(square|cubic)\s+(\w+)|\bin\s+(km/h|m/s|mph|km/hr)\b", re.I)
@@ -589,6 +591,33 @@ def unit_not_used(answer: str, gold: str, question: str) -> bool:
     used = {_unit_of(w.lower()) for w in _UNIT_WORDS.findall(q)} - {None}
     same = {x for x in used if _FACTOR[x][0] == _FACTOR[u][0]}
     return bool(same) and u not in same
+
+
+# Chinese units, longest first within a dimension; `钱` (money) asks any of 元/角/分
+_ZH_UNITS = {
+    "length": ("毫米", "厘米", "分米", "千米", "公里", "米"),
+    "area": ("平方毫米", "平方厘米", "平方分米", "平方千米", "平方米", "公顷"),
+    "volume": ("立方厘米", "立方分米", "立方米", "毫升", "升"),
+    "mass": ("千克", "公斤", "克", "吨"),
+    "money": ("元", "角"),
+}
+_ZH_UNIT = "|".join(sorted({u for us in _ZH_UNITS.values() for u in us}, key=len, reverse=True))
+_ZH_ASKED = re.compile(r"(?:多少|几)\s*(" + _ZH_UNIT + r"|钱)")
+_ZH_STATED = re.compile(r"\d(?:\.\d+)?\s*(" + _ZH_UNIT + r")")
+
+
+def chinese_unit_not_asked(pred: str, question: str) -> bool:
+    """A Chinese answer line whose number carries a unit other than the one the question asks (`多少平方米`
+    answered `112米`, `多少钱` answered `39千克`)."""
+    asked = _ZH_ASKED.findall(question or "")
+    if len(set(asked)) != 1:
+        return False
+    lines = [x for x in pred.strip().splitlines() if x.strip()]
+    stated = _ZH_STATED.findall(lines[-1]) if lines else []
+    if not stated:
+        return False
+    want = asked[0]
+    return stated[-1] not in (_ZH_UNITS["money"] if want == "钱" else (want,))
 
 
 def form_not_asked(answer: str, gold: str, question: str) -> str | None:

@@ -198,6 +198,8 @@ _UNIT_CANON = {
     "sq units": "square units",
 }
 
+UNIT_WORD_FORMS = frozenset(_UNIT_CANON)  # the spellings a unit is also written in (`inches`, `hours`)
+
 _SPACES = re.compile(
     r"(?<!\\)\\[,;:! ]|\\q?quad\b|~|\\(?:displaystyle|left|right|(?:big|Big|bigg|Bigg)[lr]?)(?![a-zA-Z])"
     r"|\\hspace\*?\s*\{[^{}]*\}"
@@ -355,7 +357,7 @@ def _normalize_once(answer: str) -> str:
     s = _LEADING_EQUALS.sub("", s)  # `Perimeter $= 2\pi + 18$`: the span starts at the sign
     s = s.replace("\\%", "%").replace("\\$", "").replace("\\infin", "\\infty")
     s = _TYPESET_COMMA.sub(
-        ",", s.replace("{,}", ",").replace("{, }", ",")
+        ",", s.replace("{,}", ",").replace("{, }", ",").replace("{:}", ":")
     )  # `10,\!080`: a typeset thousands comma
     if "\\" in s:
         s = _THIN_GROUP.sub("", s)  # `57\,500`: digit groups set apart by a thin space

@@ -434,3 +434,56 @@ def test_set_ad_forms_units_and_letters(text, gold, question, equal):
 )  # fmt: skip
 def test_set_ad_bounds_cases_and_written_forms(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        # set AF: a Chinese answer line whose unit is not the one the question asks (`多少平方米`: a length for an
+        # area; `多少钱`: a weight for money), and a decimal where `百分之几` asks a percent
+        ("16×7＝112\n\n答：这块荔枝园的面积是112米。", "112", "这块荔枝园的面积是多少平方米？", False),
+        ("16×7＝112\n\n答：这块荔枝园的面积是112平方米。", "112", "这块荔枝园的面积是多少平方米？", True),
+        ("共9＋30＝39。\n\n答案：39千克", "39", "苹果和梨共多少钱？", False),
+        ("共9＋30＝39。\n\n答案：39元", "39", "苹果和梨共多少钱？", True),
+        ("3900 ÷ 32500 = 0.12\n\n答：超产0.12。", "12%", "超产百分之几？", False),
+        ("3900 ÷ 32500 = 0.12\n\n答：超产12%。", "12%", "超产百分之几？", True),
+        ("宽6厘米，面积9×6＝54\n\n答：这个长方形的面积是54。", "54", "这个长方形的面积是多少平方厘米？", True),
+        # a gold with a unit, and the response's number written with another one beside it
+        ("T = 7.136 minutes", "7.136 hour", "Find the time $T$ at which the concentration first reaches 0.02 g/gal.",
+         False),
+        ("T = 7.136 hours", "7.136 hour", "Find the time $T$ at which the concentration first reaches 0.02 g/gal.",
+         True),
+        ("The final pressure is **93.4 atm**.", "93.4 \\mathrm{~bar}", "Calculate the final pressure.", False),
+        ("The final pressure is **93.4 bar**.", "93.4 \\mathrm{~bar}", "Calculate the final pressure.", True),
+        ("area 18 × 12 = 216 cm.\n\n\\boxed{216 \\text{ cm}}", "216 (square cm)", "What is the area of the rectangle?",
+         False),
+        ("area 18 × 12 = 216.\n\n\\boxed{216 \\text{ cm}^2}", "216 (square cm)", "What is the area of the rectangle?",
+         True),
+    ],
+)  # fmt: skip
+def test_set_af_chinese_units_and_percents_asked(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        # set AF: SciBench's golds carry units in LaTeX groups (`1310 \mathrm{~K}`, `-11.2 \mathrm{~kJ} \mathrm{~mol}^{-1}`);
+        # a bare number, or the number with a unit written another way, is read against the number
+        ("Solving for $T$ numerically: $\\boxed{1310}$", "1310 \\mathrm{~K}", True),
+        ("The answer is $-11.2$.", "-11.2 \\mathrm{~kJ}   \\mathrm{~mol}^{-1}", True),
+        ("So there are about $\\boxed{0.19}$ megacoulombs.", "0.19 \\mathrm{MC}", True),
+        ("$\\boxed{1.22 \\times 10^{-23}}$", "1.22 \\times 10^{-23} \\mathrm{~J}", True),
+        ("The answer is $\\boxed{510\\ \\text{N}}$", "5.1 \\times 10^2 \\mathrm{~N}", True),
+        ("Answer: 1.11e4 K", "11000 \\mathrm{~K}", False),  # 11100 is not 11000 (no rounding is read)
+        ("Answer: 1.10e4 K", "11000 \\mathrm{~K}", True),
+        ("Solving for $T$ numerically: $\\boxed{1320}$", "1310 \\mathrm{~K}", False),
+        ("The pressure is $\\boxed{24\\ \\mathrm{kPa}}$.", "24 \\mathrm{~atm}", False),
+        ("The answer is $\\boxed{2 x}$.", "2 \\mathrm{~K}", False),
+        ("They started talking at $\\boxed{23{:}45}$.", "11:45 p.m.", True),  # TeX's `{:}` is a colon
+        ("$8:30 - 0:15 = \\boxed{8{:}15}$", "8:15", True),
+        ("$8:30 - 0:15 = \\boxed{8{:}45}$", "8:15", False),
+    ],
+)  # fmt: skip
+def test_set_af_units_written_as_latex_groups(text, gold, equal):
+    assert verifiers.check(text, gold).equivalent is equal
