@@ -416,7 +416,10 @@ _UNIT_WORDS = frozenset(UNITS) | frozenset(UNIT_WORD_FORMS) | forms.SCIENCE_UNIT
 def _unit_beside_differs(pred: str, gold: str, v: Verdict, deadline: float) -> bool:
     """A gold with a unit, and an answer read without one whose number the response writes with another unit
     (`T = 7.136 minutes` for `7.136 hour`, `**93.4 atm**` for `93.4 \\mathrm{~bar}`)."""
-    if not v.pred or not re.fullmatch(_NUMBER_FIRST, v.pred) or not re.search(r"[A-Za-z}]\s*\)?\s*$", gold):
+    tail = gold.rstrip(" .)")[-1:]
+    if not v.pred or not (tail == "}" or tail.isalpha()):
+        return False  # a gold that ends in a digit has no unit (the common case, decided without a regex)
+    if not _NUMBER_FIRST_RE.fullmatch(v.pred):
         return False
     if (
         split_unit(gold)[1] is None
@@ -438,11 +441,7 @@ def _unit_beside_differs(pred: str, gold: str, v: Verdict, deadline: float) -> b
 def _contradicted_after(pred: str, v: Verdict) -> bool:
     """A box (or `####` line) whose value a later last sentence contradicts with a result of its own
     (`$\\boxed{6}$ students ... There are 30 ways.`): two answers, so neither earns credit."""
-    if (
-        ("box" not in pred and "####" not in pred)
-        or not v.pred
-        or not re.fullmatch(r"-?\d+(?:\.\d+)?", v.pred)
-    ):
+    if ("box" not in pred and "####" not in pred) or not v.pred or not _PLAIN_DECIMAL.fullmatch(v.pred):
         return False
     last = max(pred.rfind("boxed"), pred.rfind("####"))
     close = pred.find("}", last) if pred.startswith("boxed", last) else pred.find("\n", last)
@@ -956,6 +955,8 @@ def _angles(s: str, other: str) -> str:
 _NUMBER_FIRST = (
     r"(-?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:\\times|\\cdot|×)\s*10\s*\^\s*\{?\s*-?\d+\s*\}?|[eE][-+]?\d+)?)"
 )
+_NUMBER_FIRST_RE = re.compile(_NUMBER_FIRST)
+_PLAIN_DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")
 _TEX_UNIT_TAIL = re.compile(
     _NUMBER_FIRST
     + r"\s*(?:(?:\\[,;: !]|~|\\cdot|/|\s)*(?:\\(?:mathrm|text|rm|textrm)\s*\{\s*~?\s*[A-Za-z\\](?:[^{}]|\{[^{}]*\})*\}"

@@ -1011,11 +1011,7 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             "```" in end
             or "phantom" in end
             or "color" in end
-            or "%\\boxed" in end
-            or "% \\boxed" in end
-            or "e.g" in end
-            or "xample" in end
-            or "ormat" in end
+            or ("box" in end and ("%" in end or "e.g" in end or "xample" in end or "ormat" in end))
         ):
             text = _without_hidden(text)
         if text[-8:].rstrip().endswith(("）", ")")) and _TRAILING_NOTE.search(
