@@ -160,7 +160,7 @@ _ONE_OF_MANY = re.compile(
     r"([\w$\\{}^()]+\s+){0,3}?(such that|for which|so that|that satisf|satisfying|with the property)|"
     r"\b(find|give|name|write( down)?) (another|one more)\b|"
     r"\b(would|could|might) be an? (appropriate|acceptable|reasonable|suitable|possible)\b|"
-    r"写出一个|一个符合|任意一个|一个取值|一个值|写出满足|举出一个|举一个",
+    r"写出一个|一个符合|任意一个|一个取值|一个值|写出满足|举出一个|举一个|的一个(?:整数|正整数|实数)?解|可能是|可以是",
     re.I,
 )
 # "how many", "what is", "find": a number is asked besides any "how can"

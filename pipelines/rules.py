@@ -569,11 +569,45 @@ _NON_INTEGER_FORM = re.compile(
 )
 # an answer "in terms of" named quantities (`Determine mu in terms of the angle of the plane`): an expression
 _IN_TERMS_OF = re.compile(r"\bin terms of\b", re.I)
+# solving an inequality (`不等式x-3＜0的解集`, `求解不等式...`, "the solution set"): a set, not the endpoint a key gives;
+# an extreme of a strict inequality's solutions (`求不等式2x-1＞3的解集的最小值`) is never attained. Integer solutions, their
+# count or sum, an extreme of a non-strict inequality or of variables declared integers are numbers
+_INEQUALITY = re.compile(r"不等式|为正数|为负数|象限|\binequalit(?:y|ies)\b", re.I)  # `使y为正数`, `在第一象限`: strict
+_SOLVING_ASKED = re.compile(
+    r"解集|求解不等式|解不等式|的解[为是]?|最大解|最小解|\bsolution set\b|\bsolve the inequalit", re.I
+)
+_EXTREME_ASKED = re.compile(r"最大值|最小值|\b(?:largest|smallest|greatest|least|maximum|minimum)\b", re.I)
+_NON_STRICT = re.compile(r"[≤≥≦≧]|\\[lg]eq?\b|\\[lg]eqslant|<=|>=")
+_INTEGER_SOLUTIONS = re.compile(
+    r"整数|个数|多少个|几个|之和|的和|\b(?:integers?|how many|number of|sum)\b", re.I
+)
+_INTEGER_VARIABLES = re.compile(r"均?为正?整数|\bare (?:positive )?integers\b", re.I)
+
+
+def inequality_solution_asked(problem: str) -> bool:
+    """The statement asks to solve an inequality, or for an extreme of a strict one's solutions (see above)."""
+    if not _INEQUALITY.search(problem or ""):
+        return False
+    ask = _asking_clause(problem)
+    if _INTEGER_SOLUTIONS.search(ask):
+        return False
+    if _EXTREME_ASKED.search(ask):
+        return not _NON_STRICT.search(problem) and not _INTEGER_VARIABLES.search(problem)
+    return bool(_SOLVING_ASKED.search(ask))
+
+
 # the last ask is a function itself (`Find f(x).`): a number key answers something else
 _ASKS_FUNCTION = re.compile(
     r"\b(?:find|determine|compute|what is)\s+(?:the function\s+)?\$?\s*[a-zA-Z]\s*\(\s*x\s*\)\s*\$?\s*[.?]?\s*$",
     re.I,
 )
+
+
+def _asking_clause(problem: str) -> str:
+    """The clause that asks: the last one ending in a question mark, else the last clause (`，求k的最大值？`)."""
+    clauses = [c for c in re.split(r"(?<=[?？])|[，,。；;]", problem or "") if c.strip()]
+    asking = [c for c in clauses if c.rstrip().endswith(("?", "？"))]
+    return (asking or clauses or [""])[-1]
 
 
 def non_integer_form_asked(problem: str) -> str | None:
@@ -593,6 +627,8 @@ def non_integer_form_asked(problem: str) -> str | None:
         return "a function"
     if _IN_TERMS_OF.search(problem or ""):
         return "an expression (in terms of other quantities)"
+    if inequality_solution_asked(problem):
+        return "the solution of an inequality (a set; a strict one has no largest or smallest member)"
     return None
 
 

@@ -479,3 +479,44 @@ def test_a_statement_cut_off_at_its_ask():  # set S3: `... the stress produced e
     problem = "A steel tube is placed under tension by a load and the stress produced equals 6.2e7 N m^-2. Determine"
     assert "lost_expression" in _reasons(problem, "1")
     assert "lost_expression" not in _reasons("Determine the value of $x$ if $2x = 6$.", "3")
+
+
+@pytest.mark.parametrize(
+    "problem",
+    [
+        # set V2 (ConceptMath's Chinese middle-school items): solving an inequality gives a set, and a strict one has no
+        # largest or smallest solution; an integer key there is an endpoint
+        "不等式x-3＜0的解集是什么？",
+        "求解不等式：3(x-1)＞2x+2？",
+        "求不等式2x-1＞3的解集的最小值？",
+        "关于x的不等式-k-x+6＞0的正整数解是1，2，3，4，求k的最大值？",
+        "Solve the inequality $3x - 1 \\ge 2(x + 1)$.",
+        "在平面直角坐标系中，点P(m，m－2)在第一象限内，求m的最小值？",  # a quadrant is a strict condition
+    ],
+)
+def test_an_inequality_asked_defers_an_integer_key(problem):
+    from pipelines.rules import apply_rules
+
+    assert isinstance(apply_rules(problem, "3"), Miss)
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        ("求满足不等式组-5＜6-2x＜3的所有整数解的和？", "14"),  # the integer solutions' sum is one number
+        ("不等式组的整数解有多少个？ 2x-1＜6, x＞0", "3"),
+        ("How many positive integers $n$ satisfy $2n - 1 < 6$?", "3"),
+        ("求满足不等式2x - 1 < 6的最小正整数x的值。", "1"),
+        ("求解不等式2x-3≥x的最小值是多少？", "3"),  # a non-strict inequality attains its bound
+        ("已知n，k均为正整数，且满足不等式 $5/9<\\frac{n}{n+k}<\\frac{4}{7}$ 的k仅有一个，求n的最大值为？", "40"),
+    ],
+)
+def test_integer_solutions_of_an_inequality_stay_kept(problem, answer):
+    from pipelines.rules import apply_rules
+
+    assert not isinstance(apply_rules(problem, answer), Miss)
+
+
+@pytest.mark.parametrize("problem", ["求解不等式x-5＜0的一个整数解。", "不等式组x>=a,x<3有4个整数解，则a的取值可能是？"])
+def test_one_of_many_in_chinese(problem):  # set V2: "an integer solution", "a could be"
+    assert "one_of_many" in _reasons(problem, "4")
