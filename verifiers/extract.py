@@ -456,8 +456,15 @@ def _answer_line_at(text: str) -> tuple[str | None, int, int]:
     return _line_value(text, last), last.start(), last.end()
 
 
+_REPEATED_LABEL = re.compile(r"(?:final\s+)?answer\s*[:：]\s*", re.IGNORECASE)
+
+
 def _line_value(text: str, m: re.Match) -> str | None:
     ans = m.group("ans")
+    if ans[:1] in "Aa" or ans[:1] in "Ff":
+        ans = (
+            _REPEATED_LABEL.sub("", ans, count=1) if _REPEATED_LABEL.match(ans) else ans
+        )  # `Answer: Answer: 24`
     simple = _SIMPLE_VALUE.fullmatch(ans)
     if simple:  # `Answer: 34`, `Answer: $-1,000$.`: the DAPO hot path, no further reading needed
         return simple.group(1)
@@ -627,9 +634,15 @@ def result_stated_after(text: str) -> str | None:
     return m.group(1).replace(",", "")
 
 
+_GSM8K_AT_END = re.compile(r"\s####\s*(?P<ans>[^\n#]{1,40}?)[\s.]*\Z")
+
+
 def _gsm8k(text: str) -> str | None:
     """GSM8K's `#### 72`: the last such line that holds a value, not a Markdown heading (`#### (2) 求周长`,
-    `#### Step 3: the total`)."""
+    `#### Step 3: the total`); also the marker at the end of the text's last line (`... body length. #### 10.`)."""
+    end = _GSM8K_AT_END.search(text, max(0, len(text) - 60))
+    if end and re.fullmatch(r"-?\$?\s*[\d.,]+\s*%?", end.group("ans").strip()):
+        return end.group("ans").strip().rstrip(".").replace(",", "")
     last = None
     for m in _GSM8K.finditer(text):
         ans = m.group("ans")
@@ -1064,6 +1077,8 @@ _TURN_TAIL = 16_000
 _NEXT_TURN = re.compile(
     r"\n[ \t]*(?:#+[ \t]*)?(?:(?P<turn>User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)"
     r"|Question|Q|Problem)[ \t]*:"
+    # a system prompt leaked after the answer (`You are an AI assistant that helps people find information.`)
+    r"|\n[ \t]*(?P<system>You are (?:an?|the) (?:helpful |honest |harmless |AI |large language )*(?:assistant|model)\b)"
 )
 
 
@@ -1173,7 +1188,11 @@ _EXPLANATION = re.compile(r"[ \t]*(?:Explanation|Rationale|Reasoning|Justificati
 
 def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
     """The response up to a turn it invented after its content (see `_NEXT_TURN`): one scan of the text."""
-    if gold or text.count(":") < 2 or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None:
+    if (
+        gold
+        or (text.count(":") < 2 and "You are" not in text)
+        or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None
+    ):
         # a turn that hides the answer is a second colon besides an answer line's; an invented conversation runs
         # on to the end: none in the last 16k characters, none at all
         return text
@@ -1181,7 +1200,7 @@ def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
     for m in _NEXT_TURN.finditer(text):
         if not _NONSPACE.search(text, 0, m.start()):
             continue  # nothing before it: the response starts with it
-        if m.group("turn"):
+        if m.group("turn") or m.group("system"):
             text = text[: m.start()]
             break
         if question is None:

@@ -56,3 +56,21 @@ def test_answer_styles(pred, gold, equal):
 def test_prose_reads_one_name_or_answer_word_only():
     assert verifiers.extract("This is correct.").answer is None
     assert verifiers.extract("So the day is Monday.").answer == "Monday"
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        # set AE (real outputs of small models): an answer line that repeats its own label, GSM8K's marker at the end
+        # of a line with a full stop after the value, a system prompt leaked after the answer
+        ("Total earnings = $8/hour × 3 hours = $24\n\nFinal answer: Answer: 24", "24.0", True),
+        ("Total earnings = $8/hour × 3 hours = $24\n\nFinal answer: Answer: 25", "24.0", False),
+        ("The combined length of the remoras is 10% of the shark's body length. #### 10.", "10", True),
+        ("The combined length of the remoras is 10% of the shark's body length. #### 12.", "10", False),
+        ("Therefore, the value of $x$ is 600.\nYou are an AI assistant that helps people find information. User will "
+         "you give you a question.", "600", True),
+        ("Therefore, the value of $x$ is 600.\nYou are a helpful assistant. Answer the next question: 7", "600", True),
+    ],
+)  # fmt: skip
+def test_set_ae_repeated_labels_inline_markers_and_leaked_prompts(text, gold, equal):
+    assert verifiers.check(text, gold).equivalent is equal
