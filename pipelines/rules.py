@@ -572,7 +572,9 @@ _IN_TERMS_OF = re.compile(r"\bin terms of\b", re.I)
 # solving an inequality (`不等式x-3＜0的解集`, `求解不等式...`, "the solution set"): a set, not the endpoint a key gives;
 # an extreme of a strict inequality's solutions (`求不等式2x-1＞3的解集的最小值`) is never attained. Integer solutions, their
 # count or sum, an extreme of a non-strict inequality or of variables declared integers are numbers
-_INEQUALITY = re.compile(r"不等式|为正数|为负数|象限|\binequalit(?:y|ies)\b", re.I)  # `使y为正数`, `在第一象限`: strict
+_INEQUALITY = re.compile(
+    r"不等式|为正数|为负数|象限|\binequalit(?:y|ies)\b", re.I
+)  # `使y为正数`, `在第一象限`: strict
 _SOLVING_ASKED = re.compile(
     r"解集|求解不等式|解不等式|的解[为是]?|最大解|最小解|\bsolution set\b|\bsolve the inequalit", re.I
 )

@@ -217,7 +217,27 @@ NOT_SEEN_V2 = {
 
 @pytest.fixture(
     scope="module",
-    params=["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R", "S2", "U2", "S3", "V2"],
+    params=[
+        "old",
+        "new",
+        "D",
+        "E",
+        "G",
+        "H",
+        "I",
+        "J",
+        "K",
+        "L",
+        "N",
+        "O",
+        "P",
+        "Q",
+        "R",
+        "S2",
+        "U2",
+        "S3",
+        "V2",
+    ],
 )
 def scored(request):
     bench = _bench()

@@ -508,7 +508,10 @@ def test_an_inequality_asked_defers_an_integer_key(problem):
         ("How many positive integers $n$ satisfy $2n - 1 < 6$?", "3"),
         ("求满足不等式2x - 1 < 6的最小正整数x的值。", "1"),
         ("求解不等式2x-3≥x的最小值是多少？", "3"),  # a non-strict inequality attains its bound
-        ("已知n，k均为正整数，且满足不等式 $5/9<\\frac{n}{n+k}<\\frac{4}{7}$ 的k仅有一个，求n的最大值为？", "40"),
+        (
+            "已知n，k均为正整数，且满足不等式 $5/9<\\frac{n}{n+k}<\\frac{4}{7}$ 的k仅有一个，求n的最大值为？",
+            "40",
+        ),
     ],
 )
 def test_integer_solutions_of_an_inequality_stay_kept(problem, answer):
@@ -517,6 +520,8 @@ def test_integer_solutions_of_an_inequality_stay_kept(problem, answer):
     assert not isinstance(apply_rules(problem, answer), Miss)
 
 
-@pytest.mark.parametrize("problem", ["求解不等式x-5＜0的一个整数解。", "不等式组x>=a,x<3有4个整数解，则a的取值可能是？"])
+@pytest.mark.parametrize(
+    "problem", ["求解不等式x-5＜0的一个整数解。", "不等式组x>=a,x<3有4个整数解，则a的取值可能是？"]
+)
 def test_one_of_many_in_chinese(problem):  # set V2: "an integer solution", "a could be"
     assert "one_of_many" in _reasons(problem, "4")
