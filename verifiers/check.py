@@ -335,6 +335,10 @@ def check(
     With the question, what the first reading left unequal is read once more (`_second_reading`): a
     concluding sentence by the one number the question does not hold, an option's value against a letter.
     A multi-part gold is compared part by part; one whose other parts are proofs, by its valued part.
+    Last, what would turn an equal reading into a reward hack: a box that a later last sentence contradicts with
+    a result of its own (`contradicted_after`), a number written beside another unit than the gold's
+    (`unit_mismatch`), an answer for one case and another `otherwise`, or, with the question, a bound before the
+    box when no extreme is asked (`hedged`).
     """
     deadline = time.monotonic() + timeout  # one budget for the first reading and any second one
     if isinstance(gold, str) and ("（" in gold or "(" in gold or "①" in gold):
