@@ -800,9 +800,14 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
     if _squash(p_raw) == _squash(g_raw):
         return Verdict(True, "string_match", normalize(p_raw))  # the same up to spacing (`-3m`, `-3 m`)
     p_raw, g_raw = _angles(p_raw, g_raw), _angles(g_raw, p_raw)
+    # `\{3\}` for the gold 3: the set of all values is that one value (either side; a set or interval on the other
+    # side is compared as a set)
     single = _SINGLETON.fullmatch(p_raw)
-    if single and "{" not in g_raw:  # `\{3\}` for the gold 3: the set of all values is that one value
+    if single and not _SET_OR_TUPLE.search(g_raw):
         p_raw = single.group(1)
+    single = _SINGLETON.fullmatch(g_raw)
+    if single and not _SET_OR_TUPLE.search(p_raw):
+        g_raw = single.group(1)
     p_sci = forms.science_unit(p_raw) if p_raw[-1:].isalpha() or p_raw[-1:] in "}$" else None
     g_sci = forms.science_unit(g_raw) if p_sci and (g_raw[-1:].isalpha() or g_raw[-1:] in "}$") else None
     if (p_sci and g_sci and p_sci != g_sci) or ("‰" in p_raw) != ("‰" in g_raw):  # `50.7 bar` for `50.7 atm`
@@ -917,6 +922,7 @@ def _compare(p_raw: str, g_raw: str, deadline: float) -> Verdict:
 
 
 _SINGLETON = re.compile(r"\s*\\\{\s*([^,;{}\\]+?)\s*\\\}\s*")
+_SET_OR_TUPLE = re.compile(r"[\[\](),;]|\\\{|\\(?:cap|cup|setminus)\b")
 _PERCENT_UNITS = frozenset({"percent", "percentage", "pct", "per cent"})
 
 

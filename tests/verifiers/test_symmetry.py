@@ -102,3 +102,12 @@ def test_a_matrix_written_over_several_lines_is_read():
     assert verifiers.check(lines, one_line).equivalent
     assert verifiers.check("$$\n" + lines + "\n$$", "(1,-2)").equivalent
     assert not verifiers.check(lines, "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}").equivalent
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "equal"),
+    [("\\{3\\}", "3", True), ("\\{2\\}", "[1,2]\\cap[2,3]", True), ("\\{3\\}", "(3, 4)", False)],
+)
+def test_a_singleton_set_is_its_value_either_way(a, b, equal):
+    assert verifiers.is_equivalent(a, b) is equal
+    assert verifiers.is_equivalent(b, a) is equal
