@@ -445,7 +445,7 @@ def _unit_beside_differs(pred: str, gold: str, v: Verdict, deadline: float) -> b
 def _contradicted_after(pred: str, v: Verdict) -> bool:
     """A box (or `####` line) whose value a later last sentence contradicts with a result of its own
     (`$\\boxed{6}$ students ... There are 30 ways.`): two answers, so neither earns credit."""
-    if ("box" not in pred and "####" not in pred) or not v.pred or not _PLAIN_DECIMAL.fullmatch(v.pred):
+    if not v.pred or not _PLAIN_DECIMAL.fullmatch(v.pred) or ("#" not in pred and "boxed" not in pred):
         return False
     last = max(pred.rfind("boxed"), pred.rfind("####"))
     close = pred.find("}", last) if pred.startswith("boxed", last) else pred.find("\n", last)

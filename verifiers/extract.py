@@ -1077,8 +1077,10 @@ _TURN_TAIL = 16_000
 _NEXT_TURN = re.compile(
     r"\n[ \t]*(?:#+[ \t]*)?(?:(?P<turn>User|Human|Assistant|USER|HUMAN|ASSISTANT|Query|Instruction)"
     r"|Question|Q|Problem)[ \t]*:"
-    # a system prompt leaked after the answer (`You are an AI assistant that helps people find information.`)
-    r"|\n[ \t]*(?P<system>You are (?:an?|the) (?:helpful |honest |harmless |AI |large language )*(?:assistant|model)\b)"
+)
+# a system prompt leaked after the answer (`You are an AI assistant that helps people find information.`)
+_LEAKED_SYSTEM = re.compile(
+    r"\n[ \t]*You are (?:an?|the) (?:helpful |honest |harmless |AI |large language )*(?:assistant|model)\b"
 )
 
 
@@ -1188,11 +1190,11 @@ _EXPLANATION = re.compile(r"[ \t]*(?:Explanation|Rationale|Reasoning|Justificati
 
 def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
     """The response up to a turn it invented after its content (see `_NEXT_TURN`): one scan of the text."""
-    if (
-        gold
-        or (text.count(":") < 2 and "You are" not in text)
-        or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None
-    ):
+    if not gold and "Y" in text and "You are" in text:  # `Y` alone is a memchr, the phrase a scan
+        leaked = _LEAKED_SYSTEM.search(text)
+        if leaked and _NONSPACE.search(text, 0, leaked.start()):
+            text = text[: leaked.start()]
+    if gold or text.count(":") < 2 or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None:
         # a turn that hides the answer is a second colon besides an answer line's; an invented conversation runs
         # on to the end: none in the last 16k characters, none at all
         return text
@@ -1200,7 +1202,7 @@ def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
     for m in _NEXT_TURN.finditer(text):
         if not _NONSPACE.search(text, 0, m.start()):
             continue  # nothing before it: the response starts with it
-        if m.group("turn") or m.group("system"):
+        if m.group("turn"):
             text = text[: m.start()]
             break
         if question is None:
