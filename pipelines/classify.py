@@ -17,7 +17,7 @@ import unicodedata
 from typing import Any
 
 from verifiers.forms import clean_choice, options
-from verifiers.normalize import NUMBER_WORDS, TENS_WORDS
+from verifiers.normalize import NUMBER_WORDS, TENS_WORDS, undoubled_backslashes
 
 _PROOF = re.compile(
     r"\b(prove|proves|disprove|show that|show how|demonstrate that|justify your answer)\b", re.I
@@ -129,9 +129,10 @@ _MALFORMED = re.compile(r"<(Answer|Question|Next Instance)>", re.I)
 _FIGURE_OTHER_LANGUAGES = re.compile(
     "如图|图中|见图|下图|右图|左图|图片"
     # Vietnamese `hình vẽ`, Indonesian `gambar`, Portuguese/Spanish `figura`, French `la figure`,
-    # German `Abbildung`, Turkish `şekil`
+    # German `Abbildung`, Turkish `şekil`, Polish `rysunek`, Czech `obrázek`, Russian `рисунок`
     r"|hình vẽ|hình bên|\b(?:pada|dalam) gambar\b|\bgambar (?:di )?(?:bawah|berikut|samping)\b|\b(?:na|da|en la|de la) figura\b"
-    r"|\b(?:la|sur la|de la) figure\b|\bAbbildung\b|\bşekil(?:de|deki)\b",
+    r"|\b(?:la|sur la|de la) figure\b|\bAbbildung\b|\bşekil(?:de|deki)\b|\brysun(?:ek|ku|kach)\b|\bobrázk?(?:u|em|ek)\b"
+    r"|\bрисун(?:ок|ке|ка)\b",
     re.I,
 )
 _SHOWN_LOOSE = re.compile(
@@ -492,11 +493,22 @@ def clean_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
+# a last line of unlabelled options, as a quiz bank's separate field is joined to its stem: `Options: 5.9 / 6.0 / 5.8`
+_OPTION_LINE = re.compile(r"\n[ \t]*(?:Options|Choices)[ \t]*:[ \t]*(?P<list>[^\n]+?)[ \t]*$", re.I)
+
+
 def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
-    """(stem without the choices, {letter: value}) when `text` ends with choices (A) .. (D/E)."""
+    """(stem without the choices, {letter: value}) when `text` ends with choices (A) .. (D/E), or with a
+    line `Options: a / b / c / d` (lettered A, B, ... in their order)."""
     found = options(text)
     if found is None:
-        return None
+        line = _OPTION_LINE.search(text)
+        items = [x.strip() for x in line.group("list").split(" / ")] if line else []
+        if not 2 <= len(items) <= 6 or not all(items):
+            return None
+        # `A) -\frac{29}{5}`: an item that carries its own letter, in its place, is read without it
+        items = [re.sub(r"^\(?" + "ABCDEF"[i] + r"[).:]\s*", "", x) for i, x in enumerate(items)]
+        return clean_text(text[: line.start()]), {"ABCDEF"[i]: clean_choice(x) for i, x in enumerate(items)}
     start, choices = found
     # the stem: everything before the choices, without a dangling "$" that opened the choice line
     stem = re.sub(r"(\$\$|\$|\\\[|\\\()\s*$", "", text[:start].rstrip()).rstrip()
@@ -504,20 +516,29 @@ def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
     return None
 
 
-def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
-    """The letter an answer names: `C`, `(C)`, `\\textbf{(C)}~8`, or a value equal to one choice."""
-    if not answer:
-        return None
+def _named_letter(answer: str) -> str | None:
+    """The letter an answer names by itself: `C`, `(C)`, `c`, `\\textbf{(C)}~8`, `(C) \\sqrt 5`, `B) 14 zł`."""
     m = _LETTER.match(answer) or re.fullmatch(r"\s*\(?([a-e])\)?\.?\s*", answer)
     if m:  # `C`, `(C)`; a lower-case key (`c`) names the same option
         return m.group(1).upper()
     m = re.search(r"\\(?:textbf|text|mathrm)\s*\{\s*\(([A-E])\)", answer) or re.match(
-        r"\s*\(([A-E])\)\s", answer
+        r"\s*\(([A-E])\)\s|\s*([A-E])\)\s+\S", answer
     )
-    if m:  # `\textbf{(C)}~8`, `(C) \sqrt 5`
-        return m.group(1)
-    value = clean_choice(answer)
+    return (m.group(1) or m.group(2)) if m else None
+
+
+def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
+    """The letter an answer names, or of the one choice equal to it (`24` names `Ngày 24` when that
+    choice holds no other number)."""
+    if not answer:
+        return None
+    letter = _named_letter(answer)
+    if letter:
+        return letter
+    value = clean_choice(undoubled_backslashes(answer))
     hits = [k for k, v in choices.items() if v == value]
+    if not hits and re.fullmatch(r"-?\d+(?:\.\d+)?", value):
+        hits = [k for k, v in choices.items() if re.findall(r"-?\d+(?:\.\d+)?", v) == [value]]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -583,6 +604,9 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     """
     rec = dict(record)
     text = clean_text(rec.get("original_problem") or "")
+    undoubled = undoubled_backslashes(text)
+    if undoubled != text:  # LaTeX escaped twice by the source's dump: the statement as it was meant
+        text = rec["problem"] = undoubled
     checks = _load_json(rec.get("checks"))
     acquired = checks.get("acquire", {}) if isinstance(checks.get("acquire"), dict) else {}
     imported = checks.get("import", {}) if isinstance(checks.get("import"), dict) else {}
@@ -614,7 +638,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
             reasons.append("multiple_choice")
         else:
             rec["problem"] = stem
-            rec["original_answer"] = choices[letter]
+            # a key that names its letter becomes that choice's value; a key written as a value stays
+            rec["original_answer"] = choices[letter] if _named_letter(str(answer)) else answer
             info["choice_value"] = choices[letter]
             info["answer_as_acquired"] = answer
         text = stem

@@ -72,7 +72,7 @@ from pipelines.classify import (
     science_signals,
     several_asks,
 )
-from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands
+from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands, undoubled_backslashes
 
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
 _POW_LIMIT = 2000  # log10 bound on any intermediate power; stops power towers before they hang
@@ -229,6 +229,25 @@ _WHOLE_BEFORE_BRACKETED_FRACTION = re.compile(
 _TIMES_BEFORE_BRACKET = re.compile(r"(?<=[\d)\]}])\s*(?=(?:\\left\s*)?\()")
 
 
+# `40 m²` for an area of a figure measured in m: the squared or cubed unit of a length the statement uses
+_POWER_OF_LENGTH = re.compile(r"^(mm|cm|dm|m|km|in|ft|yd)\s*(?:²|³|\^\s*\{?[23]\}?)$")
+_HOW_MANY = r"\bhow many|\bbao nhiêu|\bberapa|多少|几"
+_AREA_OR_VOLUME = re.compile(r"\b(area|volume|surface)\b|diện tích|thể tích|面积|体积|luas|volum", re.I)
+
+
+def _unit_in_statement(unit: str, problem: str) -> bool:
+    """Does the statement write `unit` after a number (`28 học sinh`) or ask for it (`bao nhiêu giờ`, `how
+    many days`), or, for `m²` when it asks an area or a volume, write the length unit itself (`8 m`)?"""
+    if re.search(r"(?:\d|" + _HOW_MANY + r")\s*" + re.escape(unit) + r"(?!\w)", problem, re.I):
+        return True
+    power = _POWER_OF_LENGTH.match(unit)
+    return bool(
+        power
+        and _AREA_OR_VOLUME.search(problem)
+        and re.search(r"\d\s*" + re.escape(power.group(1)) + r"(?![\w²³^])", problem)
+    )
+
+
 def parse_answer(
     answer: str, *, problem_asks_equation: bool = False, problem: str | None = None
 ) -> Parsed | Miss:
@@ -241,7 +260,7 @@ def parse_answer(
     if answer is None or not str(answer).strip():
         return Miss("empty answer", llm=False)
     raw = re.sub(
-        r",\\!\s*", ",", _LAYOUT_TAIL.sub("", str(answer))
+        r",\\!\s*", ",", _LAYOUT_TAIL.sub("", undoubled_backslashes(str(answer)))
     )  # 11,\! 111,\! 100: LaTeX thousands separators
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
@@ -260,7 +279,7 @@ def parse_answer(
     if chinese:  # `24项`, `2个`, `15厘米`: a number and the word for what it counts
         raw = chinese.group(1)
     counted = _WORDS_AFTER.fullmatch(raw.strip())
-    if counted and problem and re.search(r"\d\s*" + re.escape(counted.group(2).strip()) + r"(?!\w)", problem):
+    if counted and problem and _unit_in_statement(counted.group(2).strip(), problem):
         # `28 học sinh`, `27 tuổi`: what the number counts, written after a number in the statement too
         raw = counted.group(1)
     s = _strip_outer(raw)
@@ -682,6 +701,185 @@ _ASKS_NUMERAL = re.compile(
     r"\bdecimal point\b[^?]{0,200}\bwhat (is|was) the (original )?(number|decimal)\b",
     re.I,
 )
+# "What is 12.45 + 3.678?", "Calculate $2.4 \times 1.35$": an asking sentence that is one arithmetic expression
+_ASKS_EXPRESSION = re.compile(
+    r"^(?:what\s+is|what's|calculate|compute|evaluate|work\s+out|find|simplify|oblicz(?:\s+wartość\s+wyrażenia)?|"
+    r"berechne|calcule[zr]?|calcula|tính|计算|hitung(?:lah)?)(?:\s+the\s+value\s+of)?\s*[:：]?\s*"
+    r"(?P<expr>.+?)\s*[?.。？]?\s*$",
+    re.I,
+)
+# "Solve: 2x + 5 = 17": one equation in one letter, asked to be solved
+_ASKS_EQUATION = re.compile(
+    r"^(?:solve|rozwiąż|löse|résous|résolvez|resuelve|giải|解|selesaikan)(?:\s+for\s+[a-z])?(?:\s+(?:the\s+)?(?:equation|równanie|"
+    r"die\s+gleichung|l'équation|la\s+ecuación|phương\s+trình)|方程)?\s*[:：]?\s*(?P<eq>[^=]+=[^=]+?)\s*[?.。]?\s*$",
+    re.I,
+)
+_EXPRESSION_TOKENS = re.compile(r"\d+(?:\.\d+)?|[-+*/()]|\*\*")
+_PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*%\s+of\s+(\d+(?:\.\d+)?)")
+_MAX_POWER = 12
+
+
+def _arithmetic_value(expr: str, *, operator: bool = True):
+    r"""The exact value (a Fraction) of a written arithmetic expression, or None when it is anything else.
+
+    Numbers, + - × ÷ / *, parentheses, `\frac{a}{b}`, small integer powers and `p% of q`; a letter,
+    a comma or any other sign makes it not an expression this reads. `operator`: one must be there."""
+    import ast
+    from fractions import Fraction
+
+    s = re.sub(r"\\[()\[\]]|\$|\\left|\\right|\\[,;!]", " ", expr)
+    # `2\frac{1}{4}` is the mixed number 2 1/4 (a product is written with \cdot or \times)
+    s = re.sub(r"(\d+)\s*\\[dt]?frac\s*\{(\d+)\}\s*\{(\d+)\}", r"(\1+(\2)/(\3))", s)
+    s = re.sub(r"\\[dt]?frac\s*\{([^{}]+)\}\s*\{([^{}]+)\}", r"((\1)/(\2))", s)
+    s = s.replace("\\times", "*").replace("\\cdot", "*").replace("\\div", "/")
+    s = s.translate(str.maketrans({"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-", "{": "(", "}": ")"}))
+    s = _PERCENT_OF.sub(r"(\1/100*\2)", s).replace("^", "**")
+    s = re.sub(r"(?<=[\d)])\s*(?=\()", "*", s)  # 3(4 + 2): a product
+    if re.search(r"[^\d.\s+\-*/()]", s):
+        return None
+    if operator and not re.search(r"\d\s*(?:[-+*/]|\*\*)\s*[(\d]|\)\s*[-+*/]", s):
+        return None
+    numbers: list[Fraction] = []
+
+    def _name(m: re.Match) -> str:
+        numbers.append(Fraction(m.group(0)))
+        return f"n{len(numbers) - 1}"
+
+    try:
+        tree = ast.parse(re.sub(r"\d+(?:\.\d+)?", _name, s).strip(), mode="eval")
+    except SyntaxError:
+        return None
+
+    def ev(node):
+        if isinstance(node, ast.Name) and re.fullmatch(r"n\d+", node.id):
+            return numbers[int(node.id[1:])]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp) and isinstance(
+            node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+        ):
+            a, b = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Pow):
+                if b.denominator != 1 or abs(b) > _MAX_POWER or (a == 0 and b < 0):
+                    raise ValueError("power")
+                return a ** int(b)
+            if isinstance(node.op, ast.Div) and b == 0:
+                raise ValueError("division by zero")
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op), a / b if b else None)
+        raise ValueError("not arithmetic")
+
+    try:
+        return ev(tree.body)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+_CALCULATE_BEFORE = re.compile(
+    r"\b(?:calculat\w*|comput\w*|evaluat\w*|work out|simplif\w*|oblicz\w*|berechne\w*|calcul\w*)\b[^:\n]*:$|^tính[^:\n]*:$",
+    re.I,
+)
+
+
+def _asking_sentence(problem: str) -> str:
+    """The statement's last sentence or line (where a quiz item asks); a bare last line under `Perform the
+    following calculations:` is asked by that line (`Calculate: 1170 ÷ 12`)."""
+    parts = [
+        x.strip() for x in re.split(r"\n+|(?<=[.?!])\s+(?=[A-Z\\$])", (problem or "").strip()) if x.strip()
+    ]
+    if len(parts) >= 2 and _CALCULATE_BEFORE.search(parts[-2]):
+        return f"Calculate: {parts[-1]}"
+    return parts[-1] if parts else ""
+
+
+def _equation_solutions(equation: str) -> list[sympy.Expr] | None:
+    """The real solutions of a polynomial equation of degree 1 or 2 in one letter (`2x + 5 = 17`,
+    `x^2 - 5x + 6 = 0`), exactly; None when it is anything else (or holds for every number)."""
+    letters = set(re.findall(r"(?<![a-zA-Z\\])[a-zA-Z](?![a-zA-Z])", equation))
+    if len(letters) != 1 or re.search(r"[a-zA-Z]{2,}", equation.replace("\\cdot", "*")):
+        return None
+    (x,) = letters
+    lhs, rhs = equation.split("=")
+
+    def f(t: int):
+        def at(side: str):
+            side = re.sub(r"(?<=[\d)])\s*" + x, "*" + x, side)  # 2x -> 2*x
+            return _arithmetic_value(side.replace(x, f"({t})"), operator=False)
+
+        a, b = at(lhs), at(rhs)
+        return None if a is None or b is None else a - b
+
+    points = (0, 1, 2, 3, 4, 7)
+    values = [f(t) for t in points]
+    if any(v is None for v in values):
+        return None
+    c = values[0]
+    a = (values[2] - 2 * values[1] + values[0]) / 2
+    b = values[1] - values[0] - a
+    if any(a * t * t + b * t + c != v for t, v in zip(points, values, strict=True)):
+        return None  # not a polynomial of degree <= 2 (or not a polynomial)
+    if a == 0 and b == 0:
+        return None
+    t = sympy.Symbol("t")
+    poly = sympy.Rational(a.numerator, a.denominator) * t**2 + sympy.Rational(b.numerator, b.denominator) * t
+    constant = sympy.Rational(c.numerator, c.denominator)
+    return sorted((r for r in sympy.solve(poly + constant, t) if r.is_real), key=float)
+
+
+def key_contradicted(problem: str, value: sympy.Expr) -> Miss | None:
+    """A reject when the question is one arithmetic expression or one equation (degree 1 or 2, one
+    letter) whose exact value or solutions the key is not; a deferral when the equation has two
+    solutions and the key is one of them (several values); else None. A quiz bank's slip is caught here
+    instead of being carried into the corpus."""
+    ask = _asking_sentence(problem)
+    m = _ASKS_EXPRESSION.match(ask)
+    exact = _arithmetic_value(m.group("expr")) if m else None
+    if exact is not None:
+        if sympy.Rational(exact.numerator, exact.denominator) == value:
+            return None
+        return Miss(
+            f"the key contradicts the question: the key {value} is not the value of {m.group('expr').strip()!r}, "
+            f"which is exactly {exact}",
+            llm=False,
+        )
+    m = _ASKS_EQUATION.match(ask)
+    roots = _equation_solutions(m.group("eq")) if m else None
+    if not roots:
+        return None
+    shown = ", ".join(str(r) for r in roots)
+    if all(sympy.simplify(r - value) != 0 for r in roots):
+        return Miss(
+            f"the key contradicts the question: the key {value} is no solution of {m.group('eq').strip()!r} ({shown})",
+            llm=False,
+        )
+    if len(roots) > 1:
+        return Miss(
+            f"the equation {m.group('eq').strip()!r} has {len(roots)} solutions ({shown}): several values"
+        )
+    return None
+
+
+def stated_expression_proof(problem: str, value: sympy.Rational) -> str | None:
+    """The proof that a decimal key is exact when the question is one arithmetic expression that evaluates to it.
+
+    The asking sentence (the statement's last) must be `What is / Calculate / Evaluate ...` followed
+    by nothing but the expression: then the answer is that expression's value, computed here exactly
+    with fractions. This reads the one expression asked, never a combination of the statement's
+    numbers chosen to match the key; a question that also speaks of rounding or an estimate is left out.
+    """
+    if _INEXACT_WORDS.search(problem or ""):
+        return None
+    m = _ASKS_EXPRESSION.match(_asking_sentence(problem))
+    if m is None:
+        return None
+    exact = _arithmetic_value(m.group("expr"))
+    if exact is None or sympy.Rational(exact.numerator, exact.denominator) != value:
+        return None
+    return (
+        f"the question is the expression {m.group('expr').strip()!r}, evaluated exactly (fractions): {value}"
+    )
+
+
 # what makes a money or metric amount possibly not whole cents / whole units: a division, a rate, a
 # share, a fraction, a percentage, a mean, a power, pi (each may need a rounding the key hides)
 _NOT_CLOSED = re.compile(
@@ -835,6 +1033,9 @@ def decimal_proof(
             None,
             "the statement asks for an exact form (fraction, radical, pi); the decimal key approximates it",
         )
+    expression = None if percent else stated_expression_proof(text, value)
+    if expression is not None:
+        return expression, ""
     if _ASKS_DECIMAL.search(text) and not percent:
         return (
             "the statement asks for the exact value as a decimal and asks no rounding, so it terminates",
@@ -914,6 +1115,10 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
         return parsed
     v, unit = parsed.value, parsed.unit
     original = problem
+    if v.is_Rational and not _INEXACT_WORDS.search(problem or ""):
+        contradicted = key_contradicted(problem, v)
+        if contradicted is not None:
+            return contradicted
     if complex_context(problem) and not _ASKS_REAL_PART.search(problem or ""):
         return Miss("the statement works with complex numbers: a real key may have lost its i")
     science = list(dict.fromkeys([*(source_signals or []), *science_signals(problem)]))

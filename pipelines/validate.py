@@ -40,6 +40,7 @@ _DECIMAL_PROOFS = (
     "whole-cent",
     "dyadic key",
     "decimal numeral",
+    "evaluated exactly",
 )
 
 

@@ -228,6 +228,29 @@ _DOUBLED = re.compile(
     r"(?<!\\)\\\\(?=(?:frac|dfrac|tfrac|sqrt|left|right|le|ge|leq|geq|ne|neq|lt|gt|pi|cdot|times|infty|in|text|"
     r"mathrm|boxed|circ|cup|cap|pm)(?![a-zA-Z]))"
 )
+# a text whose LaTeX was escaped twice (a JSON or SQL dump written as a string again): every
+# backslash doubled, and at least one doubled backslash before a command or a math delimiter
+_DOUBLED_TEXT = re.compile(
+    r"\\\\(?:[()\[\]]|(?:frac|dfrac|tfrac|sqrt|left|right|le|ge|leq|geq|ne|neq|pi|cdot|times|div|infty|text|"
+    r"mathrm|boxed|circ|pm|angle|triangle|overline|begin|end)(?![a-zA-Z]))"
+)
+_BACKSLASH_RUN = re.compile(r"\\+")
+
+
+def undoubled_backslashes(text: str) -> str:
+    r"""`\\( \\frac{5}{24} \\)` -> `\( \frac{5}{24} \)` when the whole text was escaped twice.
+
+    Only when no backslash in the text stands alone (every run has even length) and one doubled
+    backslash opens a command or a math delimiter: a real LaTeX line break `\\` sits among single
+    backslashes (`\begin{cases}`), so a text that has any is left as it is."""
+    if "\\\\" not in text or not _DOUBLED_TEXT.search(text):
+        return text
+    runs = _BACKSLASH_RUN.findall(text)
+    if any(len(r) % 2 for r in runs):
+        return text
+    return _BACKSLASH_RUN.sub(lambda m: "\\" * (len(m.group(0)) // 2), text)
+
+
 _INT = re.compile(r"^[-+]?\d+(?:\.0*)?$")
 _WS = re.compile(r"\s+")
 _WS_AROUND = re.compile(r"\s*([^\w\\\s])(\s*)|(?<=\d)\s+(?=\d{3}(?!\d))")

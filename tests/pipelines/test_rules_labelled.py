@@ -20,7 +20,7 @@ solutions, DeepMind mathematics fractions, conversions and remainders; "Set P") 
 train, a Taiwanese question bank; "Set Q") and R (Vietnamese, Indonesian, Portuguese, Turkish and French school
 and olympiad sets; "Set R") and S2, S3 (a scraped competition bank whose keys often kept only the first integer of
 the answer: MATHCOUNTS, SMT, AMC, AIME, UKMT, HMMT, BPhO; "Set S2", "Set S3") and U2 (an aptitude-quiz bank; "Set U2") and V2 (a Japanese quiz bank, ConceptMath's Chinese and English items,
-IMO-AnswerBench; "Set V2").
+IMO-AnswerBench; "Set V2") and X2 (physics and pharmacy problem files, Hindi word problems, Polish quizzes; "Set X2").
 Targets: no wrong rule rewrite kept; at least 85% of the right ones kept, per class. The labels
 were written from the statement and the key alone; disagreements are written down in
 tests/pipelines/data/rule_labels_disputes.md, never fixed by relabelling.
@@ -76,6 +76,7 @@ NON_INTEGER_FLOOR = {
     "U2": 0.0,
     "S3": 0.0,
     "V2": 0.9,
+    "X2": 0.25,  # 18/69: most of X2's exact decimals are pharmacy and physics (a solver's, by design)
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
@@ -206,6 +207,18 @@ NOT_SEEN_S3 = {
 # set V2 (a Japanese quiz bank, ConceptMath, IMO-AnswerBench; "Set V2"): a negation keyed as the equation `x = -2`, a
 # choice with four right options, "after how many years" with a strict inequality (15 or 16), an angle keyed 37 for
 # arctan(3/4) with no rounding asked, a "four-angle" figure with no consistent reading: only a solver can tell
+# set X2 (physics and pharmacy problem files, Hindi word problems, a Polish quiz and the Polish grade-8 exam; "Set
+# X2"): a shelf whose books' size is in a figure the statement never names
+NOT_SEEN_X2 = {"PatrykKul/PatrykKulesza/src/app/matematyka/egzamin-8/[year]/[type]/examData.ts:23"}
+# X2's science files: an integer computed from a formula and data is a solver's to confirm (by design, as PHYSICS_H)
+SCIENCE_X2 = {
+    "monkegiuseppe/EloMath/lib/physics-problems.ts",
+    "monkegiuseppe/EloMath/lib/Exercises/beginner-physics-problems.ts",
+    "probe973/pha-4010y/mole/qs.md",
+    "probe973/pha-4010y/concentrations/qs.md",
+    "probe973/pha-4010y/review/1.md",
+    "probe973/pha-4010y/review/2.md",
+}
 NOT_SEEN_V2 = {
     "akiracchi2000/webtest_fortablet_sample/M1-2-2-2QD.js:1",
     "akiracchi2000/webtest_fortablet_sample/M1-2-1-1QD.js:0",
@@ -237,6 +250,7 @@ NOT_SEEN_V2 = {
         "U2",
         "S3",
         "V2",
+        "X2",
     ],
 )
 def scored(request):
@@ -259,7 +273,7 @@ def test_enough_labels(scored):
     name, result = scored
     if name == "old":
         assert result["cases"] >= 400 and result["by_kind"]["approximate"]["cases"] >= 100
-    elif name in ("D", "E", "G", "H", "I", "J", "K", "N", "O", "P", "Q", "R", "U2", "S3", "V2"):
+    elif name in ("D", "E", "G", "H", "I", "J", "K", "N", "O", "P", "Q", "R", "U2", "S3", "V2", "X2"):
         assert result["cases"] >= 150, result["cases"]
     elif name == "S2":  # the labeller stopped at 61 rows (its notes); S3 continued on the same bank
         assert result["cases"] >= 60, result["cases"]
@@ -297,6 +311,7 @@ def test_no_wrong_rewrite_kept_that_rules_could_see(scored):
         | NOT_SEEN_U2
         | NOT_SEEN_S3
         | NOT_SEEN_V2
+        | NOT_SEEN_X2
     )
     wrong = {d["case_id"] for d in result["details"] if d["verdict"] == "wrong" and not d["source_key_wrong"]}
     assert wrong - allowed == set(), name
@@ -337,6 +352,7 @@ def test_right_rewrites_kept_per_class(scored):
         and not (name != "old" and d["file"] == "scibench.jsonl")
         and not (name == "H" and d["file"] in PHYSICS_H)
         and not (name == "P" and d["file"] in SOLUTION_KEYS_P)
+        and not (name == "X2" and d["file"] in SCIENCE_X2)
     ]
     right = sum(d["verdict"] == "right" for d in integer)
     assert right >= 0.85 * len(integer), (name, right, len(integer))

@@ -1,0 +1,176 @@
+"""Quiz-bank forms (issue 21, unseen sources): unlabelled option lines, LaTeX escaped twice, a question
+that is one arithmetic expression, and units the statement asks for or squares.
+
+Every expected outcome follows from the statement and key as written: 12.45 + 3.678 is 16.128 exactly,
+a key that is none of the listed options is no option's value, and `\\\\frac` in a text with no single
+backslash is `\\frac` escaped twice by its dump."""
+
+import json
+
+import pytest
+
+from mathdata.schema import new_record
+from pipelines.classify import classify, find_choices
+from pipelines.report import run_offline_steps
+from pipelines.rules import Miss, apply_rules, stated_expression_proof
+from verifiers.normalize import undoubled_backslashes
+
+
+def _run(problem: str, answer: str) -> dict:
+    rec = new_record(source="test", original_problem=problem, original_answer=answer, source_key="k")
+    return run_offline_steps([rec])[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"\\( \\frac{5}{24} \\)", r"\( \frac{5}{24} \)"),
+        (r"Calculate \\( \\frac{7}{8} - \\frac{2}{3} \\)", r"Calculate \( \frac{7}{8} - \frac{2}{3} \)"),
+        (r"$\\sqrt{2}$ and $\\pi$", r"$\sqrt{2}$ and $\pi$"),
+        # a real line break among single backslashes stays
+        (r"\begin{cases} x=1 \\ y=2 \end{cases}", r"\begin{cases} x=1 \\ y=2 \end{cases}"),
+        (r"a \\ b", r"a \\ b"),  # no command after the doubled backslash: nothing says it was escaped twice
+        (r"\\frac{1}{2} or \frac12", r"\\frac{1}{2} or \frac12"),  # mixed: not one text escaped twice
+    ],
+)
+def test_latex_escaped_twice_is_read_once(text, expected):
+    assert undoubled_backslashes(text) == expected
+
+
+def test_an_option_line_is_a_choice_list_and_the_key_must_be_one_of_them():
+    text = "What is 25% of 320?\nOptions: 80 / 75 / 85 / 90"
+    assert find_choices(text) == ("What is 25% of 320?", {"A": "80", "B": "75", "C": "85", "D": "90"})
+    done = _run(text, "80")
+    assert done["status"] == "kept" and done["problem"] == "What is 25% of 320?" and done["answer"] == "80"
+    # a key that is none of the options (a bank's slip): no option's value, so not kept
+    assert classify(new_record(source="t", original_problem=text, original_answer="94"))["status"] == (
+        "rejected:mc_unresolved"
+    )
+    # `1/2` inside an option is no separator: options are split at ` / `
+    assert find_choices("Which?\nOptions: 1/2 / 1/3 / 1/4")[1] == {"A": "1/2", "B": "1/3", "C": "1/4"}
+
+
+def test_a_number_key_names_the_one_option_that_holds_it():
+    text = "Thứ Ba tuần này là ngày 10, thì thứ Ba tuần sau là ngày bao nhiêu?\nOptions: Ngày 11 / Ngày 17 / Ngày 3"
+    done = _run(text, "17")
+    assert done["status"] == "kept" and done["answer"] == "17" and "Options" not in done["problem"]
+
+
+def test_double_escaped_fraction_options_resolve_and_rewrite():
+    text = (
+        r"Calculate \\( \\frac{7}{8} - \\frac{2}{3} \\)"
+        + "\nOptions: "
+        + " / ".join(rf"\\( \\frac{{{p}}}{{{q}}} \\)" for p, q in [(5, 24), (5, 5), (21, 24), (1, 4)])
+    )
+    done = _run(text, r"\\( \\frac{5}{24} \\)")
+    assert done["status"] == "kept" and done["answer"] == "29"  # 5/24: m + n
+    assert done["problem"].startswith(r"Calculate \( \frac{7}{8} - \frac{2}{3} \)")
+    assert "Options" not in done["problem"] and "\\\\" not in done["problem"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "integer"),
+    [
+        ("What is 12.45 + 3.678?", "16.128", "16128"),
+        ("Multiply the given decimals.\nWhat is 2.4 × 1.35?", "3.24", "324"),
+        ("Calculate $6.75 \\div 0.5$.", "13.5", "135"),
+        ("Evaluate $\\frac{3}{4} + 0.5$.", "1.25", "125"),
+    ],
+)
+def test_a_question_that_is_one_expression_proves_its_decimal(problem, answer, integer):
+    done = _run(problem, answer)
+    assert done["status"] == "kept" and done["answer"] == integer
+    assert "evaluated exactly" in json.loads(done["transform_detail"])["proof"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        ("What is 12.45 + 3.678?", "16.13"),  # a rounding the question did not ask: not the value
+        ("What is 12.45 + 3.678, approximately?", "16.128"),
+        ("An item costs $480 with a 7% sales tax. What is the total price?", "513.6"),  # words, no expression
+        ("What is 2x + 0.5 when x = 1?", "2.5"),  # a letter: not arithmetic
+        ("What is 1.5 / 0?", "1.5"),
+    ],
+)
+def test_other_decimals_are_not_proven_by_an_expression(problem, answer):
+    out = apply_rules(problem, answer)
+    assert isinstance(out, Miss) or "evaluated exactly" not in out.detail.get("proof", "")
+
+
+def test_the_expression_proof_reads_one_expression_not_the_numbers():
+    import sympy
+
+    # 3 + 4 is asked; 3 * 4 = 12 is in no way the value of the question
+    assert stated_expression_proof("What is 3.5 + 4?", sympy.Rational(14)) is None
+    assert stated_expression_proof("What is 3.5 + 4?", sympy.Rational(15, 2)) is not None
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "status"),
+    [
+        ("Find the area of a rectangle with length 8 m and width 5 m.", "40 m²", "kept"),
+        ("Find the volume of a cube with side 4 cm.", "64 cm³", "kept"),
+        ("Một ngày có bao nhiêu giờ?", "24 giờ", "kept"),
+        # squared units need an area or volume asked: `3 m` may be a product with a variable m
+        ("If 3 m + 2 = 11, what is 9 m^2 + 4?", "85 m²", "needs_llm"),
+    ],
+)
+def test_a_unit_the_statement_asks_for_or_squares_is_read(problem, answer, status):
+    assert _run(problem, answer)["status"].startswith(status)
+
+
+def test_option_items_that_carry_their_letter_and_keys_that_name_it():
+    text = "Ania kupiła 2 bilety. Ile zapłaciła?\nOptions: A) 10 zł / B) 14 zł / C) 16 zł / D) 18 zł"
+    assert find_choices(text)[1] == {"A": "10 zł", "B": "14 zł", "C": "16 zł", "D": "18 zł"}
+    rec = classify(new_record(source="t", original_problem=text, original_answer="B) 14 zł"))
+    assert rec["status"] == "kept" and rec["original_answer"] == "14 zł"
+
+
+def test_a_bare_expression_under_a_calculate_line_is_asked_by_it():
+    problem = "Perform the following calculations:\n$1170 \\div 12$"
+    done = _run(problem, "97.5")
+    assert done["status"] == "kept" and done["answer"] == "975"
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        ("Oblicz wartość wyrażenia: 3(4 + 2)^2 - 5.\nOptions: 59 / 101 / 65 / 47", "C"),  # 103
+        ("Rozwiąż równanie: 3x - 2 = 4.\nOptions: x = 2 / x = 3 / x = 4 / x = 5", "B"),  # x = 2
+        ("Solve for x: 2x + 5 = 17.", "7"),  # x = 6
+        ("What is 2^3 * 3^2 / 6?", "9"),  # 12
+        ("What is \\( 2\\frac{1}{4} + 3\\frac{1}{3} \\)?", "5\\frac{1}{2}"),  # 67/12: a mixed number is a sum
+    ],
+)
+def test_a_key_the_question_s_own_arithmetic_contradicts_is_rejected(problem, answer):
+    status = _run(problem, answer)["status"]
+    assert status.startswith("rejected:") and "contradicts" in status
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "integer"),
+    [
+        ("Rozwiąż równanie: 3x - 2 = 4.\nOptions: x = 2 / x = 3 / x = 4 / x = 5", "A", "2"),
+        ("What is \\( 2\\frac{1}{4} + 3\\frac{1}{3} \\)?", "5\\frac{7}{12}", "79"),
+        ("Solve: (x - 1)^2 = 0.", "1", "1"),  # one solution, twice
+    ],
+)
+def test_keys_that_agree_with_the_question_pass_the_check(problem, answer, integer):
+    done = _run(problem, answer)
+    assert done["status"] == "kept" and done["answer"] == integer
+
+
+def test_a_figure_named_in_polish_is_a_figure():
+    problem = (
+        "Odcinek PS jest podzielony na 8 równych części (zobacz rysunek). Współrzędna punktu S jest równa?"
+    )
+    assert classify(new_record(source="t", original_problem=problem, original_answer="13"))["status"] == (
+        "rejected:needs_diagram"
+    )
+
+
+def test_an_equation_with_two_solutions_and_a_one_value_key_defers():
+    status = _run("Solve: x^2 - 5x + 6 = 0.", "3")["status"]
+    assert status.startswith("needs_llm:") and "2 solutions" in status
+    assert "contradicts" in _run("Solve: x^2 - 5x + 6 = 0.", "4")["status"]
