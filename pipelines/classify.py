@@ -367,21 +367,26 @@ def no_data(text: str, answer: str | None) -> bool:
     return not _ANY_NUMBER.search(_YEAR.sub(" ", text or ""))
 
 
+def sentences(text: str) -> list[str]:
+    """The statement's sentences, stripped: split after `.?!。？．！` (not inside `6.50`) and at line breaks."""
+    return [
+        x.strip() for x in re.split(r"(?<=[.?!。？．！])(?!\d)\s*|\n+", (text or "").strip()) if x.strip()
+    ]
+
+
 def several_asks(text: str) -> str | None:
     """The phrase that asks for several things at once ("find $a$ and $b$", two questions), or None."""
     m = _SEVERAL_ASKS.search(text or "")
     if m:
         return m.group(0)[:60]
-    sentences = [
-        x for x in re.split(r"(?<=[.?!。？．！])(?!\d)\s*", (text or "").strip()) if x.strip()
-    ]  # not `6.50`
-    ask = next((x for x in reversed(sentences) if _ASKS.search(x) or "?" in x or "？" in x), "")
+    sentences_ = sentences(text)
+    ask = next((x for x in reversed(sentences_) if _ASKS.search(x) or "?" in x or "？" in x), "")
     m = _SEVERAL_IN_ASK.search(ask)
     # "if each costs $5 and $15 respectively" names given values; only the asked ones count
     if m and not re.search(r"\b(if|given|where|when|since)\b", ask[: m.start()], re.I):
         return m.group(0)
-    questions = [q for q in sentences if q.rstrip().endswith(("?", "？")) and _ASKS.search(q)]
-    orders = [q for q in sentences if _ORDER.match(q)]  # `Find the smaller number. Find the larger number.`
+    questions = [q for q in sentences_ if q.rstrip().endswith(("?", "？")) and _ASKS.search(q)]
+    orders = [q for q in sentences_ if _ORDER.match(q)]  # `Find the smaller number. Find the larger number.`
     if (len(questions) >= 2 or len(orders) >= 2) and not _RESTATED.search(text or ""):
         return "two questions"
     m = _SEVERAL_NAMED.search(ask)

@@ -70,6 +70,7 @@ from pipelines.classify import (
     has_top_level_separator,
     rounding_asked,
     science_signals,
+    sentences,
     several_asks,
 )
 from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands, undoubled_backslashes
@@ -784,9 +785,7 @@ _CALCULATE_BEFORE = re.compile(
 def _asking_sentence(problem: str) -> str:
     """The statement's last sentence or line (where a quiz item asks); a bare last line under `Perform the
     following calculations:` is asked by that line (`Calculate: 1170 ÷ 12`)."""
-    parts = [
-        x.strip() for x in re.split(r"\n+|(?<=[.?!])\s+(?=[A-Z\\$])", (problem or "").strip()) if x.strip()
-    ]
+    parts = sentences(problem)
     if len(parts) >= 2 and _CALCULATE_BEFORE.search(parts[-2]):
         return f"Calculate: {parts[-1]}"
     return parts[-1] if parts else ""
@@ -1097,6 +1096,31 @@ def digit_groups_miss(problem: str, answer: str) -> Miss | None:
     return None
 
 
+# `19,5 MB` in a statement that writes its own decimals with a comma (`2,5 razy`): a decimal comma, not a list
+_ANSWER_DECIMAL_COMMA = re.compile(r"^(\s*\$?\s*-?\d+),(\d{1,2}|\d{4,})(?![\d,])")
+_STATEMENT_DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d,])")
+
+
+def decimal_comma(problem: str, answer: str) -> str:
+    """`answer` with its decimal comma written as a point, when the statement writes decimals with a comma too,
+    never a decimal point or a run of comma-separated numbers, and asks for one value; else `answer` unchanged.
+    Three digits after the comma (`0,315`) stay ambiguous with a thousands separator and are left alone."""
+    text = problem or ""
+    m = _ANSWER_DECIMAL_COMMA.match(str(answer or ""))
+    if (
+        m is None
+        or str(answer).count(",") != 1
+        or not _STATEMENT_DECIMAL_COMMA.search(text)
+        or re.search(
+            r"\d\.\d|\d\s*,\s*\d+\s*,\s*\d|\d,\d+\s+(?:and|i|oraz|und|et|e|y|и|và|or|lub|oder)\s+\d", text
+        )
+        or _SUGGESTS_TWO.search(text)
+        or several_asks(text)
+    ):
+        return answer
+    return f"{m.group(1)}.{m.group(2)}{str(answer)[m.end() :]}"
+
+
 def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None = None) -> Rewrite | Miss:
     """Rewrite (problem, answer) so the answer is one integer, or say why no rule applies.
 
@@ -1107,6 +1131,7 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
     as `pipelines.classify.science_signals` names them.
     """
     asks_equation = bool(re.search(r"\bequation\b|方程|directrix|asymptote|准线|渐近线", problem or "", re.I))
+    answer = decimal_comma(problem, answer)
     groups = digit_groups_miss(problem, answer)
     if groups is not None:
         return groups

@@ -12,7 +12,7 @@ import pytest
 from mathdata.schema import new_record
 from pipelines.classify import classify, find_choices
 from pipelines.report import run_offline_steps
-from pipelines.rules import Miss, apply_rules, stated_expression_proof
+from pipelines.rules import Miss, apply_rules, decimal_comma, stated_expression_proof
 from verifiers.normalize import undoubled_backslashes
 
 
@@ -174,3 +174,23 @@ def test_an_equation_with_two_solutions_and_a_one_value_key_defers():
     status = _run("Solve: x^2 - 5x + 6 = 0.", "3")["status"]
     assert status.startswith("needs_llm:") and "2 solutions" in status
     assert "contradicts" in _run("Solve: x^2 - 5x + 6 = 0.", "4")["status"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "read"),
+    [
+        (
+            "Plik Igora ma 13 MB. Plik Lidki ma 2,5 razy większy rozmiar. Ile MB ma plik Lidki?",
+            "19,5 MB",
+            "19.5 MB",
+        ),
+        ("Ein Heft kostet 2,50 €. Wie viel kosten drei Hefte?", "7,50 €", "7.50 €"),
+        # a statement with a decimal point, a list of numbers, or three digits after the comma: left as written
+        ("What is 2.5 times 3?", "7,5", "7,5"),
+        ("Punkty 1,2 i 3 leżą na prostej. Ile?", "19,5", "19,5"),
+        ("Ile to 2,5 razy 0,126?", "0,315", "0,315"),
+        ("Find both numbers if their sum is 2,5.", "1,5", "1,5"),
+    ],
+)
+def test_a_decimal_comma_is_read_where_the_statement_writes_one(problem, answer, read):
+    assert decimal_comma(problem, answer) == read
