@@ -368,10 +368,10 @@ def no_data(text: str, answer: str | None) -> bool:
 
 
 def sentences(text: str) -> list[str]:
-    """The statement's sentences, stripped: split after `.?!。？．！` (not inside `6.50`) and at line breaks."""
-    return [
-        x.strip() for x in re.split(r"(?<=[.?!。？．！])(?!\d)\s*|\n+", (text or "").strip()) if x.strip()
-    ]
+    """The statement's sentences, stripped: split after `.?!。？．！` (not inside `6.50`, nor in a blank `....`)
+    and at line breaks."""
+    ends = r"(?:(?<=[?!。？．！])|(?<=(?<!\.)\.))(?![\d.])\s*|\n+"
+    return [x.strip() for x in re.split(ends, (text or "").strip()) if x.strip()]
 
 
 def several_asks(text: str) -> str | None:
@@ -499,6 +499,7 @@ def clean_text(text: str) -> str:
 
 
 # a last line of unlabelled options, as a quiz bank's separate field is joined to its stem: `Options: 5.9 / 6.0 / 5.8`
+_OPTION_LINE_START = re.compile(r"\n[ \t]*(?:Options|Choices)[ \t]*:", re.I)
 _OPTION_LINE = re.compile(r"\n[ \t]*(?:Options|Choices)[ \t]*:[ \t]*(?P<list>[^\n]+?)[ \t]*$", re.I)
 
 
@@ -519,6 +520,22 @@ def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
     stem = re.sub(r"(\$\$|\$|\\\[|\\\()\s*$", "", text[:start].rstrip()).rstrip()
     return clean_text(stem), choices
     return None
+
+
+# `60N`, `44 m`, `2.5 hours`: an option that is a plain number and one word or unit sign after it
+_NUMBER_AND_UNIT = re.compile(r"^\$?\s*-?\d+(?:[.,]\d+)?\s*([^\W\d_][^\d\s$\\=()]{0,11})\s*\$?$")
+_NOT_A_UNIT = {"π", "pi", "i", "e"}
+
+
+def choice_unit(choices: dict[str, str]) -> str | None:
+    """The unit every choice writes after a plain number (`60N / 65N / 55N`), or None. Only then is it a unit:
+    a letter that is a variable shows in some choice as more than a number's suffix (`-3 m / \\frac{m}{3}`)."""
+    found = [_NUMBER_AND_UNIT.match(c.strip()) for c in choices.values()]
+    units = {m.group(1).strip() for m in found if m}
+    if len(choices) < 3 or not all(found) or len(units) != 1:
+        return None
+    (unit,) = units
+    return None if unit.lower() in _NOT_A_UNIT else unit
 
 
 def _named_letter(answer: str) -> str | None:
@@ -630,6 +647,10 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     # multiple choice
     mc = find_choices(text)
     info["multiple_choice"] = mc is not None
+    if mc is None and _OPTION_LINE_START.search(
+        text
+    ):  # an options line not read as choices: the key is unread
+        reasons.append("mc_unresolved")
     if mc:
         stem, choices = mc
         info["choices"] = choices
@@ -647,6 +668,9 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
             rec["original_answer"] = choices[letter] if _named_letter(str(answer)) else answer
             info["choice_value"] = choices[letter]
             info["answer_as_acquired"] = answer
+            unit = choice_unit(choices)
+            if unit:
+                info["choice_unit"] = unit
         text = stem
 
     # proofs: a proof verb, and nothing asked for or no answer to check against

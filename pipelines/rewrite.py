@@ -180,20 +180,31 @@ def rewrite_with_rules(record: dict, *, use_rules: bool = True) -> tuple[dict, M
         record.get("problem") or record["original_problem"],
         record.get("original_answer"),
         source_signals=_source_science(record),
+        units=_choice_units(record),
     )
     if isinstance(out, Miss):
         return record, out
     return apply_rewrite(record, out), None
 
 
-def _source_science(record: dict) -> list[str]:
-    """Science signals `classify` found in the record's metadata (SciBench's `unit` field)."""
+def _classify_info(record: dict) -> dict:
     try:
         checks = json.loads(record.get("checks") or "{}")
     except (TypeError, json.JSONDecodeError):
-        return []
+        return {}
     info = checks.get("classify") if isinstance(checks, dict) else None
-    return list(info.get("science") or []) if isinstance(info, dict) else []
+    return info if isinstance(info, dict) else {}
+
+
+def _source_science(record: dict) -> list[str]:
+    """Science signals `classify` found in the record's metadata (SciBench's `unit` field)."""
+    return list(_classify_info(record).get("science") or [])
+
+
+def _choice_units(record: dict) -> tuple[str, ...]:
+    """The unit every multiple-choice option wrote after its number (`pipelines.classify.choice_unit`)."""
+    unit = _classify_info(record).get("choice_unit")
+    return (unit,) if unit else ()
 
 
 def rewrite_record_sync(record: dict, *, use_rules: bool = True) -> dict:

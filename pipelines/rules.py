@@ -57,9 +57,12 @@ When a decimal key is exact (the policy; anything else is a `Miss` for the LLM s
 
 from __future__ import annotations
 
+import ast
 import math
+import operator
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import reduce
 
 import sympy
@@ -250,12 +253,17 @@ def _unit_in_statement(unit: str, problem: str) -> bool:
 
 
 def parse_answer(
-    answer: str, *, problem_asks_equation: bool = False, problem: str | None = None
+    answer: str,
+    *,
+    problem_asks_equation: bool = False,
+    problem: str | None = None,
+    units: tuple[str, ...] = (),
 ) -> Parsed | Miss:
     """Read an answer string (LaTeX or plain) into an exact sympy number, or say why not.
 
     `problem` (the statement) lets a unit after the number (`144km`, `100 m`) be read off when the
-    statement writes that unit after a number too."""
+    statement writes that unit after a number too; `units` are known to be units otherwise (the one
+    every multiple-choice option wrote after its number, `pipelines.classify.choice_unit`)."""
     from latex2sympy2_extended import latex2sympy
 
     if answer is None or not str(answer).strip():
@@ -280,16 +288,18 @@ def parse_answer(
     if chinese:  # `24项`, `2个`, `15厘米`: a number and the word for what it counts
         raw = chinese.group(1)
     counted = _WORDS_AFTER.fullmatch(raw.strip())
-    if counted and problem and _unit_in_statement(counted.group(2).strip(), problem):
+    if counted and (
+        counted.group(2).strip() in units
+        or (problem and _unit_in_statement(counted.group(2).strip(), problem))
+    ):
         # `28 học sinh`, `27 tuổi`: what the number counts, written after a number in the statement too
         raw = counted.group(1)
     s = _strip_outer(raw)
     s = _CURRENCY_BEFORE.sub("", s)  # \$18.90, Rs. 750: the currency is the unit, not the value
     unit_after = _UNIT_AFTER.search(s)
-    if (
-        unit_after
-        and problem
-        and re.search(r"\d\s*" + re.escape(unit_after.group(1)) + r"(?![A-Za-z])", problem)
+    if unit_after and (
+        unit_after.group(1) in units
+        or (problem and re.search(r"\d\s*" + re.escape(unit_after.group(1)) + r"(?![A-Za-z])", problem))
     ):
         s = s[: unit_after.start()]
     s = _UNIT_PAREN.sub("", s).strip()  # ASDiv: `38 (pages)`, `0.46 (dollars)`
@@ -711,23 +721,25 @@ _ASKS_EXPRESSION = re.compile(
 )
 # "Solve: 2x + 5 = 17": one equation in one letter, asked to be solved
 _ASKS_EQUATION = re.compile(
-    r"^(?:solve|rozwiąż|löse|résous|résolvez|resuelve|giải|解|selesaikan)(?:\s+for\s+[a-z])?(?:\s+(?:the\s+)?(?:equation|równanie|"
-    r"die\s+gleichung|l'équation|la\s+ecuación|phương\s+trình)|方程)?\s*[:：]?\s*(?P<eq>[^=]+=[^=]+?)\s*[?.。]?\s*$",
+    r"^(?:(?:solve|rozwiąż|löse|résous|résolvez|resuelve|giải|解|selesaikan)(?:\s+for\s+[a-z])?(?:\s+(?:the\s+)?"
+    r"(?:equation|równanie|die\s+gleichung|l'équation|la\s+ecuación|phương\s+trình)|方程)?"
+    # "What is the value of 'y' in the equation y/4 - 2 = 7?", "Find x if 3x + 1 = 10"
+    r"|(?:what\s+is|find|determine)(?:\s+the\s+value\s+of)?\s+['‘’\"$]?(?P<var>[a-z])['‘’\"$]?\s+(?:in|if|from|when|satisfying)"
+    r"(?:\s+the\s+(?:following\s+)?equation)?)\s*[:：]?\s*(?P<eq>[^=]+=[^=]+?)\s*[?.。]?\s*$",
     re.I,
 )
-_EXPRESSION_TOKENS = re.compile(r"\d+(?:\.\d+)?|[-+*/()]|\*\*")
 _PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*%\s+of\s+(\d+(?:\.\d+)?)")
 _MAX_POWER = 12
 
 
-def _arithmetic_value(expr: str, *, operator: bool = True):
-    r"""The exact value (a Fraction) of a written arithmetic expression, or None when it is anything else.
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def _arithmetic_value(expr: str, *, needs_operator: bool = True) -> Fraction | None:
+    r"""The exact value of a written arithmetic expression, or None when it is anything else.
 
     Numbers, + - × ÷ / *, parentheses, `\frac{a}{b}`, small integer powers and `p% of q`; a letter,
-    a comma or any other sign makes it not an expression this reads. `operator`: one must be there."""
-    import ast
-    from fractions import Fraction
-
+    a comma or any other sign makes it not an expression this reads. `needs_operator`: one must be there."""
     s = re.sub(r"\\[()\[\]]|\$|\\left|\\right|\\[,;!]", " ", expr)
     # `2\frac{1}{4}` is the mixed number 2 1/4 (a product is written with \cdot or \times)
     s = re.sub(r"(\d+)\s*\\[dt]?frac\s*\{(\d+)\}\s*\{(\d+)\}", r"(\1+(\2)/(\3))", s)
@@ -738,11 +750,11 @@ def _arithmetic_value(expr: str, *, operator: bool = True):
     s = re.sub(r"(?<=[\d)])\s*(?=\()", "*", s)  # 3(4 + 2): a product
     if re.search(r"[^\d.\s+\-*/()]", s):
         return None
-    if operator and not re.search(r"\d\s*(?:[-+*/]|\*\*)\s*[(\d]|\)\s*[-+*/]", s):
+    if needs_operator and not re.search(r"\d\s*(?:[-+*/]|\*\*)\s*[(\d]|\)\s*[-+*/]", s):
         return None
     numbers: list[Fraction] = []
 
-    def _name(m: re.Match) -> str:
+    def _name(m: re.Match) -> str:  # every number a name, so that ast never sees a float
         numbers.append(Fraction(m.group(0)))
         return f"n{len(numbers) - 1}"
 
@@ -751,23 +763,19 @@ def _arithmetic_value(expr: str, *, operator: bool = True):
     except SyntaxError:
         return None
 
-    def ev(node):
+    def ev(node: ast.AST) -> Fraction:
         if isinstance(node, ast.Name) and re.fullmatch(r"n\d+", node.id):
             return numbers[int(node.id[1:])]
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = ev(node.operand)
             return -v if isinstance(node.op, ast.USub) else v
-        if isinstance(node, ast.BinOp) and isinstance(
-            node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
-        ):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
             a, b = ev(node.left), ev(node.right)
-            if isinstance(node.op, ast.Pow):
-                if b.denominator != 1 or abs(b) > _MAX_POWER or (a == 0 and b < 0):
-                    raise ValueError("power")
-                return a ** int(b)
-            if isinstance(node.op, ast.Div) and b == 0:
-                raise ValueError("division by zero")
-            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(node.op), a / b if b else None)
+            if b.denominator != 1 or abs(b) > _MAX_POWER or (a == 0 and b < 0):
+                raise ValueError("not a small integer power")
+            return a ** int(b)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            return _BINARY[type(node.op)](ev(node.left), ev(node.right))
         raise ValueError("not arithmetic")
 
     try:
@@ -791,38 +799,44 @@ def _asking_sentence(problem: str) -> str:
     return parts[-1] if parts else ""
 
 
-def _equation_solutions(equation: str) -> list[sympy.Expr] | None:
-    """The real solutions of a polynomial equation of degree 1 or 2 in one letter (`2x + 5 = 17`,
-    `x^2 - 5x + 6 = 0`), exactly; None when it is anything else (or holds for every number)."""
+_MAX_POLY_DEGREE = (
+    4  # polynomials up to this degree are solved exactly (sympy), through DEGREE + 3 sample points
+)
+
+
+def _equation_solutions(equation: str, letter: str | None = None) -> list[sympy.Expr] | None:
+    """The real solutions of a polynomial equation of degree 1 to 4 in one letter (`2x + 5 = 17`,
+    `x^3 + 3x^2 - 4 = 0`), exactly; None when it is anything else (or holds for every number).
+
+    The two sides are evaluated exactly at DEGREE + 3 integers; the polynomial through the first
+    DEGREE + 1 values must give the others too, so a rational function or a higher power is refused.
+    `letter`: the unknown the question names; an equation in another letter is not its equation."""
     letters = set(re.findall(r"(?<![a-zA-Z\\])[a-zA-Z](?![a-zA-Z])", equation))
     if len(letters) != 1 or re.search(r"[a-zA-Z]{2,}", equation.replace("\\cdot", "*")):
+        return None
+    if letter is not None and letters != {letter}:
         return None
     (x,) = letters
     lhs, rhs = equation.split("=")
 
-    def f(t: int):
-        def at(side: str):
+    def f(t: int) -> Fraction | None:
+        def at(side: str) -> Fraction | None:
             side = re.sub(r"(?<=[\d)])\s*" + x, "*" + x, side)  # 2x -> 2*x
-            return _arithmetic_value(side.replace(x, f"({t})"), operator=False)
+            return _arithmetic_value(side.replace(x, f"({t})"), needs_operator=False)
 
         a, b = at(lhs), at(rhs)
         return None if a is None or b is None else a - b
 
-    points = (0, 1, 2, 3, 4, 7)
+    points = [*range(_MAX_POLY_DEGREE + 1), 7, 11]
     values = [f(t) for t in points]
     if any(v is None for v in values):
         return None
-    c = values[0]
-    a = (values[2] - 2 * values[1] + values[0]) / 2
-    b = values[1] - values[0] - a
-    if any(a * t * t + b * t + c != v for t, v in zip(points, values, strict=True)):
-        return None  # not a polynomial of degree <= 2 (or not a polynomial)
-    if a == 0 and b == 0:
-        return None
     t = sympy.Symbol("t")
-    poly = sympy.Rational(a.numerator, a.denominator) * t**2 + sympy.Rational(b.numerator, b.denominator) * t
-    constant = sympy.Rational(c.numerator, c.denominator)
-    return sorted((r for r in sympy.solve(poly + constant, t) if r.is_real), key=float)
+    fitted = [(p, sympy.Rational(v.numerator, v.denominator)) for p, v in zip(points, values, strict=True)]
+    poly = sympy.expand(sympy.interpolate(fitted[: _MAX_POLY_DEGREE + 1], t))
+    if any(poly.subs(t, p) != v for p, v in fitted[_MAX_POLY_DEGREE + 1 :]) or poly.is_constant():
+        return None
+    return sorted(set(r for r in sympy.solve(poly, t) if r.is_real), key=float)
 
 
 def key_contradicted(problem: str, value: sympy.Expr) -> Miss | None:
@@ -842,7 +856,7 @@ def key_contradicted(problem: str, value: sympy.Expr) -> Miss | None:
             llm=False,
         )
     m = _ASKS_EQUATION.match(ask)
-    roots = _equation_solutions(m.group("eq")) if m else None
+    roots = _equation_solutions(m.group("eq"), m.group("var")) if m else None
     if not roots:
         return None
     shown = ", ".join(str(r) for r in roots)
@@ -886,7 +900,8 @@ _NOT_CLOSED = re.compile(
     r"fractions?|half|halves|thirds?|fourths?|fifths?|sixths?|eighths?|tenths?|hundredths?|percent\w*|"
     r"times as|proportion\w*|same rate|at this rate|how long|speed|"
     r"square|cube|area|volume|circumference|radius|diameter|circle|pi|apiece|a piece|approximately|"
-    r"about|round\w*|nearest|estimate\w*|exchange|convert\w*)\b|%|\\frac|\d\s*/\s*\d|\^|\\pi|\\sqrt",
+    r"about|round\w*|nearest|estimate\w*|exchange|convert\w*|decimal places|significant)\b|%|\\frac|\d\s*/\s*\d|\^|"
+    r"\\pi|\\sqrt",
     re.I,
 )
 _QUARTER_COIN = re.compile(r"\b(a|one|\d+|two|three|four|five|six|seven|eight|nine|ten) quarters?\b", re.I)
@@ -963,7 +978,7 @@ def _closed_amount_proof(problem: str, answer: str, places: int) -> str | None:
 
 # words that make a decimal key an estimate or a reading, whatever its digits
 _INEXACT_WORDS = re.compile(
-    r"\b(approx\w*|about|around|nearly|roughly|estimat\w*|round\w*|nearest|significant)\b|约|近似|估",
+    r"\b(approx\w*|about|around|nearly|roughly|estimat\w*|round\w*|nearest|significant|decimal places)\b|约|近似|估",
     re.I,
 )
 
@@ -1096,6 +1111,33 @@ def digit_groups_miss(problem: str, answer: str) -> Miss | None:
     return None
 
 
+# a circle's length or area asked, with no pi in the statement or the key: the key used 22/7 or 3.14 (`44 m` for
+# the circumference of a 14 m circle), unless the statement says which; any language
+_CIRCLE = re.compile(
+    r"\b(?:circles?|circular|semicircle|wheels?|hoops?|hula-?hoops?|hulahop|roda|lingkaran|círculo|circunferencia|Kreis\w*|cercle|koło|koła|okrąg\w*|"
+    r"hình tròn|vòng tròn|круг\w*|окружност\w*)\b|(?<!椭)圆(?!台)",
+    re.I,
+)
+_CIRCLE_MEASURE_ASKED = re.compile(
+    r"\b(?:circumference|perimeter|area|radius|diameter|arc length|keliling|luas|jari-jari|diameter|umfang|"
+    r"fläche\w*|obwód|obwodu|pole|promień|średnic\w*|chu vi|diện tích|bán kính|đường kính|длин\w*|площад\w*|"
+    r"радиус|диаметр)\b|周长|面积|半径|直径",
+    re.I,
+)
+
+
+def circle_without_pi(problem: str, answer: str) -> bool:
+    """Does a word problem ask a circle's length or area while neither it nor the key writes pi? A statement
+    that typesets mathematics (`$`, `\\(`, `x^2`) is left alone: competition geometry with circles keeps
+    exact keys, and the approximated pi is the school word problem's."""
+    text = problem or ""
+    if re.search(r"\\pi|π|\bpi\b", f"{text} {answer}", re.I) or not _CIRCLE.search(text):
+        return False
+    if re.search(r"\$|\\\(|\\\[|\^|\\frac|\\sqrt", text):
+        return False
+    return bool(_CIRCLE_MEASURE_ASKED.search(_asking_sentence(text)))
+
+
 # `19,5 MB` in a statement that writes its own decimals with a comma (`2,5 razy`): a decimal comma, not a list
 _ANSWER_DECIMAL_COMMA = re.compile(r"^(\s*\$?\s*-?\d+),(\d{1,2}|\d{4,})(?![\d,])")
 _STATEMENT_DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d,])")
@@ -1121,21 +1163,23 @@ def decimal_comma(problem: str, answer: str) -> str:
     return f"{m.group(1)}.{m.group(2)}{str(answer)[m.end() :]}"
 
 
-def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None = None) -> Rewrite | Miss:
+def apply_rules(
+    problem: str, answer: str, *, source_signals: list[str] | None = None, units: tuple[str, ...] = ()
+) -> Rewrite | Miss:
     """Rewrite (problem, answer) so the answer is one integer, or say why no rule applies.
 
     Every rewrite states in `detail["proof"]` what was proven: the exact value sympy parsed from
     the answer, and where the answer's form alone proves nothing (a decimal, a unit) what the
     statement says that makes it exact. Anything unproven is a `Miss` (the LLM may try).
     `source_signals` are science signals from the source's metadata (SciBench's `unit` field),
-    as `pipelines.classify.science_signals` names them.
+    as `pipelines.classify.science_signals` names them; `units` are known units (`parse_answer`).
     """
     asks_equation = bool(re.search(r"\bequation\b|方程|directrix|asymptote|准线|渐近线", problem or "", re.I))
     answer = decimal_comma(problem, answer)
     groups = digit_groups_miss(problem, answer)
     if groups is not None:
         return groups
-    parsed = parse_answer(answer, problem_asks_equation=asks_equation, problem=problem)
+    parsed = parse_answer(answer, problem_asks_equation=asks_equation, problem=problem, units=units)
     if isinstance(parsed, Miss):
         return parsed
     v, unit = parsed.value, parsed.unit
@@ -1144,6 +1188,10 @@ def apply_rules(problem: str, answer: str, *, source_signals: list[str] | None =
         contradicted = key_contradicted(problem, v)
         if contradicted is not None:
             return contradicted
+    if not v.has(sympy.pi) and circle_without_pi(problem, str(answer)):
+        return Miss(
+            "a circle's length or area without pi: the key may use an approximation of pi (22/7, 3.14)"
+        )
     if complex_context(problem) and not _ASKS_REAL_PART.search(problem or ""):
         return Miss("the statement works with complex numbers: a real key may have lost its i")
     science = list(dict.fromkeys([*(source_signals or []), *science_signals(problem)]))

@@ -17,7 +17,7 @@ from pipelines.rules import Miss, Rewrite, apply_rules, recompute
     ("problem", "answer", "reason"),
     [
         # class 1: approximations of irrational or repeating values
-        ("What is the area of a circle of radius 1?", "3.14", "not proven exact"),
+        ("What is the area of a circle of radius 1?", "3.14", "without pi"),
         ("Compute $\\sqrt{2}$.", "1.414", "not proven exact"),
         ("Solve $x^3 = 2 + x$.", "x \\approx 1.5214", "approximate"),
         ("How far is the Sun, in metres?", "1.496 \\times 10^{11}", "scientific notation"),

@@ -77,6 +77,7 @@ NON_INTEGER_FLOOR = {
     "S3": 0.0,
     "V2": 0.9,
     "X2": 0.25,  # 18/69: most of X2's exact decimals are pharmacy and physics (a solver's, by design)
+    "Y2": 0.5,  # 5/9
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
@@ -219,6 +220,20 @@ SCIENCE_X2 = {
     "probe973/pha-4010y/review/1.md",
     "probe973/pha-4010y/review/2.md",
 }
+# set Y2 (quiz banks in English and Indonesian, an 11+ bank, grade-5 word problems, physics sets; "Set Y2"): a question
+# asking for the symbol of pi keyed `π` (a symbol, read as the number pi), and a trivia count nobody can check
+NOT_SEEN_Y2 = {
+    "Merkav01A1/V-Quiz-Game/math_questions.py:25",
+    "Merkav01A1/V-Quiz-Game/math_questions.py:41",
+}
+# Y2's two multiple-choice rows that ask a rounding (`the value of pi (rounded to two decimal places)`, `To the nearest
+# whole number, how many radians are in a whole circle?`): labelled with the unrounded value (pi, 2 pi) as multiple
+# choice; the rewrite asks for the value rounded as the question says (314, 6), right under the rounded-as-asked
+# convention every other set follows (rule_labels_disputes.md, "Set Y2")
+DISPUTES_Y2 = {
+    "Merkav01A1/V-Quiz-Game/math_questions.py:22",
+    "44351-w21/protech-writing-game-chaotic-good-studios/triviaMath.res:5",
+}
 NOT_SEEN_V2 = {
     "akiracchi2000/webtest_fortablet_sample/M1-2-2-2QD.js:1",
     "akiracchi2000/webtest_fortablet_sample/M1-2-1-1QD.js:0",
@@ -251,6 +266,7 @@ NOT_SEEN_V2 = {
         "S3",
         "V2",
         "X2",
+        "Y2",
     ],
 )
 def scored(request):
@@ -273,7 +289,7 @@ def test_enough_labels(scored):
     name, result = scored
     if name == "old":
         assert result["cases"] >= 400 and result["by_kind"]["approximate"]["cases"] >= 100
-    elif name in ("D", "E", "G", "H", "I", "J", "K", "N", "O", "P", "Q", "R", "U2", "S3", "V2", "X2"):
+    elif name in ("D", "E", "G", "H", "I", "J", "K", "N", "O", "P", "Q", "R", "U2", "S3", "V2", "X2", "Y2"):
         assert result["cases"] >= 150, result["cases"]
     elif name == "S2":  # the labeller stopped at 61 rows (its notes); S3 continued on the same bank
         assert result["cases"] >= 60, result["cases"]
@@ -312,6 +328,8 @@ def test_no_wrong_rewrite_kept_that_rules_could_see(scored):
         | NOT_SEEN_S3
         | NOT_SEEN_V2
         | NOT_SEEN_X2
+        | NOT_SEEN_Y2
+        | DISPUTES_Y2
     )
     wrong = {d["case_id"] for d in result["details"] if d["verdict"] == "wrong" and not d["source_key_wrong"]}
     assert wrong - allowed == set(), name

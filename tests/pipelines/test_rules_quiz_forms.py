@@ -10,7 +10,7 @@ import json
 import pytest
 
 from mathdata.schema import new_record
-from pipelines.classify import classify, find_choices
+from pipelines.classify import choice_unit, classify, find_choices, sentences
 from pipelines.report import run_offline_steps
 from pipelines.rules import Miss, apply_rules, decimal_comma, stated_expression_proof
 from verifiers.normalize import undoubled_backslashes
@@ -194,3 +194,102 @@ def test_an_equation_with_two_solutions_and_a_one_value_key_defers():
 )
 def test_a_decimal_comma_is_read_where_the_statement_writes_one(problem, answer, read):
     assert decimal_comma(problem, answer) == read
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        ("What is the value of 'y' in the equation y/4 - 2 = 7?\nOptions: 32 / 30 / 28 / 26", "30"),  # y = 36
+        ("What is the value of 'x' in the following equation: x^3 + 3x^2 - 4 = 0?", "-4"),  # roots 1, -2
+        ("Find x if 3x + 1 = 10.", "4"),  # x = 3
+    ],
+)
+def test_keys_no_equation_of_the_question_allows_are_rejected(problem, answer):
+    status = _run(problem, answer)["status"]
+    assert status.startswith("rejected:") and "contradicts" in status
+
+
+def test_the_equation_checked_is_in_the_unknown_asked():
+    # `What is $x$ when $y=3$?` asks x; `y = 3` is a condition, not x's equation (MATH-500's inverse variation)
+    problem = (
+        "The value of $y$ varies inversely as $\\sqrt x$ and when $x=24$, $y=15$. What is $x$ when $y=3$?"
+    )
+    assert _run(problem, "600")["status"] == "kept"
+
+
+def test_an_options_line_that_is_not_read_leaves_the_key_unread():
+    # `E = σ / ε₀ / E = σ / 2ε₀ / ...`: the separator is inside the options, so the key `1` (an index) means nothing
+    problem = (
+        "What is the field of an infinite sheet?\nOptions: E = σ / ε₀ / E = σ / 2ε₀ / E = 2σε₀ / E = ε₀ / 2σ"
+    )
+    assert _run(problem, "1")["status"] == "rejected:mc_unresolved"
+
+
+@pytest.mark.parametrize(
+    ("choices", "unit"),
+    [
+        ({"A": "60N", "B": "65N", "C": "55N", "D": "23N"}, "N"),
+        ({"A": "44 m", "B": "42 m", "C": "40 m"}, "m"),
+        ({"A": "-3 m", "B": "-\\frac{m}{3}", "C": "\\frac{m}{3}", "D": "3 m"}, None),  # m is a variable here
+        ({"A": "5π", "B": "10π", "C": "25π"}, None),  # pi is a value, never a unit
+        (
+            {"A": "2 giờ chiều", "B": "3 giờ chiều", "C": "4 giờ chiều"},
+            None,
+        ),  # a clock time: more than a unit
+    ],
+)
+def test_the_unit_every_option_writes_after_its_number(choices, unit):
+    assert choice_unit(choices) == unit
+
+
+def test_a_unit_every_option_writes_is_read_in_the_key():
+    problem = "A 3kg object accelerates at 20m/s². What is the net force? ($$ F=ma $$)\nOptions: 60N / 65N / 55N / 23N"
+    done = _run(problem, "60N")
+    assert done["status"] == "kept" and done["answer"] == "60" and "Options" not in done["problem"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "status"),
+    [
+        (
+            "Taman Merjosari berbentuk lingkaran dengan diameter 14 meter. Berapakah keliling taman tersebut?",
+            "44 m",
+            "needs_llm",
+        ),
+        (
+            "Hilmiyah memiliki hulahop dengan keliling 220 cm. Jari-jari hulahop Hilmiyah adalah .... cm",
+            "35",
+            "needs_llm",
+        ),
+        ("A circle has diameter 14 m. What is its circumference, in terms of pi?", "14\\pi", "kept"),
+        # competition geometry typesets its mathematics and keeps exact keys
+        (
+            "Let $C$ be the circle with equation $x^2-6y-3=-y^2-4x$. If $(a,b)$ is its center and $r$ its radius, "
+            "what is $a+b+r$?",
+            "5",
+            "kept",
+        ),
+    ],
+)
+def test_a_circle_measured_without_pi_defers(problem, answer, status):
+    assert _run(problem, answer)["status"].startswith(status)
+
+
+def test_decimal_places_without_a_count_is_a_rounding():
+    # 2.34 + 15.2 = 17.54: "the correct number of decimal places" rounds it, so 17.5 is no closed sum
+    status = _run(
+        "Add 2.34 kg and 15.2 kg and give the result to the correct number of decimal places.", "17.5 kg"
+    )
+    assert status["status"].startswith("needs_llm")
+
+
+def test_a_blank_of_dots_does_not_end_a_sentence():
+    assert sentences("Keliling 220 cm. Jari-jari adalah .... cm") == [
+        "Keliling 220 cm.",
+        "Jari-jari adalah .... cm",
+    ]
+    assert sentences("It costs 6.50 dollars. How much?\nThen!") == [
+        "It costs 6.50 dollars.",
+        "How much?",
+        "Then!",
+    ]
