@@ -503,23 +503,40 @@ _OPTION_LINE_START = re.compile(r"\n[ \t]*(?:Options|Choices)[ \t]*:", re.I)
 _OPTION_LINE = re.compile(r"\n[ \t]*(?:Options|Choices)[ \t]*:[ \t]*(?P<list>[^\n]+?)[ \t]*$", re.I)
 
 
+def _option_items(listed: str) -> list[str] | None:
+    """The options of one `Options:` line, in order: `a / b / c`, `a; b; c`, `a | b | c`, a Python list
+    (`['A)21', 'B)21.5']`, AQuA's), inline letters (`A. 21 B. 22 C. 23`), or `a, b, c`; None when none fits."""
+    listed = listed.strip()
+    quoted = re.fullmatch(r"\[\s*((?:'[^']*'|\"[^\"]*\")(?:\s*,\s*(?:'[^']*'|\"[^\"]*\"))+)\s*\]", listed)
+    if quoted:
+        items = [x[1:-1] for x in re.findall(r"'[^']*'|\"[^\"]*\"", quoted.group(1))]
+    elif re.match(r"\(?A[.)]\s*\S", listed) and re.search(r"\s\(?B[.)]\s*\S", listed):
+        items = re.split(r"\s+(?=\(?[B-F][.)]\s*\S)", listed)
+    else:
+        items = next((listed.split(sep) for sep in (" / ", "; ", " | ", ", ") if sep in listed), [])
+    items = [x.strip().rstrip("/;|,").strip() for x in items]  # `A) 5 / B) 6`: the separator stays behind
+    if not 2 <= len(items) <= 6 or not all(items):
+        return None
+    # `A) -\frac{29}{5}`, `B)21.5`: an item that carries its own letter, in its place, is read without it
+    return [re.sub(r"^\(?" + "ABCDEF"[i] + r"[).:]\s*", "", x) for i, x in enumerate(items)]
+
+
 def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
     """(stem without the choices, {letter: value}) when `text` ends with choices (A) .. (D/E), or with a
-    line `Options: a / b / c / d` (lettered A, B, ... in their order)."""
+    line `Options: a / b / c / d` (lettered A, B, ... in their order; `_option_items` reads its forms)."""
     found = options(text)
     if found is None:
         line = _OPTION_LINE.search(text)
-        items = [x.strip() for x in line.group("list").split(" / ")] if line else []
-        if not 2 <= len(items) <= 6 or not all(items):
+        items = _option_items(line.group("list")) if line else None
+        if items is None:
             return None
-        # `A) -\frac{29}{5}`: an item that carries its own letter, in its place, is read without it
-        items = [re.sub(r"^\(?" + "ABCDEF"[i] + r"[).:]\s*", "", x) for i, x in enumerate(items)]
         return clean_text(text[: line.start()]), {"ABCDEF"[i]: clean_choice(x) for i, x in enumerate(items)}
     start, choices = found
-    # the stem: everything before the choices, without a dangling "$" that opened the choice line
-    stem = re.sub(r"(\$\$|\$|\\\[|\\\()\s*$", "", text[:start].rstrip()).rstrip()
-    return clean_text(stem), choices
-    return None
+    # the stem: everything before the choices, without a dangling "$" or `Options:` that opened the choice list
+    stem = re.sub(
+        r"(\$\$|\$|\\\[|\\\(|\n[ \t]*(?:Options|Choices)[ \t]*:)\s*$", "", text[:start].rstrip(), flags=re.I
+    )
+    return clean_text(stem.rstrip()), choices
 
 
 # `60N`, `44 m`, `2.5 hours`: an option that is a plain number and one word or unit sign after it
@@ -647,9 +664,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     # multiple choice
     mc = find_choices(text)
     info["multiple_choice"] = mc is not None
-    if mc is None and _OPTION_LINE_START.search(
-        text
-    ):  # an options line not read as choices: the key is unread
+    # an options line not read as choices: what the key names is unknown
+    if mc is None and _OPTION_LINE_START.search(text):
         reasons.append("mc_unresolved")
     if mc:
         stem, choices = mc

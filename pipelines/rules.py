@@ -799,9 +799,8 @@ def _asking_sentence(problem: str) -> str:
     return parts[-1] if parts else ""
 
 
-_MAX_POLY_DEGREE = (
-    4  # polynomials up to this degree are solved exactly (sympy), through DEGREE + 3 sample points
-)
+# polynomials up to this degree are solved exactly (sympy), fitted through DEGREE + 3 sample points
+_MAX_POLY_DEGREE = 4
 
 
 def _equation_solutions(equation: str, letter: str | None = None) -> list[sympy.Expr] | None:

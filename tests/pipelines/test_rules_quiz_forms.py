@@ -293,3 +293,26 @@ def test_a_blank_of_dots_does_not_end_a_sentence():
         "How much?",
         "Then!",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "choices"),
+    [
+        # AQuA's Python list, its items carrying their letters
+        (
+            "How far?\nOptions: ['A)21', 'B)21.5', 'C)22', 'D)22.5', 'E)23']",
+            {"A": "21", "B": "21.5", "C": "22", "D": "22.5", "E": "23"},
+        ),
+        ("How far?\nChoices: 21 km, 22 km, 23 km", {"A": "21 km", "B": "22 km", "C": "23 km"}),
+        ("How far?\nOptions: A. 21 B. 22 C. 23 D. 24", {"A": "21", "B": "22", "C": "23", "D": "24"}),
+        ("How far?\nOptions: A) 5 / B) 6 / C) 7", {"A": "5", "B": "6", "C": "7"}),
+        ("Sum?\nOptions: 1,000, 2,000, 3,000", {"A": "1,000", "B": "2,000", "C": "3,000"}),
+    ],
+)
+def test_option_lines_in_the_forms_sources_write(text, choices):
+    stem, found = find_choices(text)
+    assert found == choices and "Options" not in stem and "Choices" not in stem
+
+
+def test_a_lettered_list_under_an_options_label_leaves_no_label_in_the_stem():
+    assert find_choices("How far?\nOptions:\nA. 21\nB. 22\nC. 23\nD. 24")[0] == "How far?"
