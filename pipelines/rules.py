@@ -35,6 +35,15 @@ When a decimal key is exact (the policy; anything else is a `Miss` for the LLM s
      times in 100 at two places, 7 in 1000 at three; that is the residual risk of this one argument
      from the key's form. A one-place x.5 (one rounding in ten lands there) and every non-dyadic
      key (0.4 may be 3/7 to one place; 0.33, 0.67, 0.17 are 1/3, 2/3, 1/6) prove nothing and defer.
+  7. the question is one arithmetic expression (`What is 12.45 + 3.678?`, `Calculate: 1170 ÷ 12`),
+     evaluated exactly with fractions to the key. This solves the one expression asked; it is not a
+     search over the statement's numbers.
+- A key the question itself contradicts is rejected: the value of the one expression asked, or the
+  solutions of the one polynomial equation asked (degree <= 4, in the unknown asked: `What is the
+  value of 'y' in the equation y/4 - 2 = 7?` keyed 30). An equation with two solutions and a
+  one-value key defers (several values).
+- A circle's length or area in a school word problem (no typeset mathematics) keyed without pi
+  defers: `44 m` for a 14 m circle used 22/7.
 - Where the line is for money and counting (issue 21 class 2 says applied decimals need a solver):
   the closure (4) is the whole of it. Sums, differences and whole multiples of whole-cent amounts
   need no rounding, so the key is exact by construction. A percentage (tax, discount, interest), a
@@ -48,6 +57,7 @@ When a decimal key is exact (the policy; anything else is a `Miss` for the LLM s
   science word that is not science (`whack a mole`) is no signal.
 - Never a proof: finding an arithmetic combination of the statement's numbers that equals the
   key (`2.4 = 96/40`). With a dozen numbers such a search succeeds for almost any short decimal.
+- A decimal comma (`19,5`) is read only where the statement writes its own decimals with one.
 - A comma between digit groups (`120,450`) is a thousands separator only for one well-formed
   number (no leading 0 group, three digits after each comma) in a statement that asks for one
   quantity; a list-like question defers, and `0,315` or `1,3,5` is read as several values.
