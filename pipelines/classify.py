@@ -355,10 +355,24 @@ _AMOUNT_ASKED = re.compile(
 )
 
 
+def _rounding_without_data(text: str) -> bool:
+    """A rounding asked of a statement with no number and no constant to compute from (`Find the upper limit of the
+    interval. (Round to one decimal place.)`: a follow-up whose data was in an earlier record)."""
+    phrase = rounding_asked(text)
+    if phrase is None:
+        return False
+    rest = text.replace(phrase, " ")
+    constant = re.search(r"\\pi|π|\bpi\b|\\sqrt|√|root|\blog|\bln\b|\\ln|\be\b|\\e\b|golden", rest, re.I)
+    return not (constant or _ANY_NUMBER.search(rest))
+
+
 def no_data(text: str, answer: str | None) -> bool:
     """A numeric key for a statement that holds no data: no number but years or dates (`what was the change
-    in the amount for Appliances in 2019 from 2018?`, a question over a table the source left out). Without a
-    year it is no sign of a missing table (`How many edges does a cube have?`)."""
+    in the amount for Appliances in 2019 from 2018?`, a question over a table the source left out), or a
+    rounding asked with nothing to compute from. Without a year it is no sign of a missing table (`How many
+    edges does a cube have?`)."""
+    if answer and re.search(r"\d", answer) and _rounding_without_data(text or ""):
+        return True
     if not answer or not re.search(r"\d", answer) or not _AMOUNT_ASKED.search(text or ""):
         return False
     if not _YEAR.search(text or "") and not re.search(r"\bwhich years?\b", text or "", re.I):

@@ -262,7 +262,7 @@ def asked_unit(question: str) -> str | None:
 # choice labels: `\textbf{(A) }`, `(A)`, or `A.` / `A．` / `A、` / `A:` (these start a line)
 _OPTION_LABEL = re.compile(
     r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-F])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-F])\s*\)"
-    r"|(?:(?<=\s)|^)(?P<d>[A-F])\s*[.．、:：](?=\s|\$|\d|-\s*\d)"
+    r"|(?:(?<=\s)|^)(?P<d>[A-F])\s*[.．、:：)](?=\s|\$|\d|-\s*\d)"
 )
 _CHOICE_JUNK = re.compile(r"\\q?quad|\\[ ,;:!]|~|\$|\\\\|\\newline|\\hspace\{[^}]*\}|\\qquad")
 

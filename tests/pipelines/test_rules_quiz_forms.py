@@ -316,3 +316,25 @@ def test_option_lines_in_the_forms_sources_write(text, choices):
 
 def test_a_lettered_list_under_an_options_label_leaves_no_label_in_the_stem():
     assert find_choices("How far?\nOptions:\nA. 21\nB. 22\nC. 23\nD. 24")[0] == "How far?"
+
+
+def test_a_letter_key_over_half_bracket_choices_is_that_choice():
+    done = _run("What is 225 + 422?\nA) 648\nB) 641\nC) 670\nD) 647", "D")
+    assert done["status"] == "kept" and done["answer"] == "647" and done["problem"] == "What is 225 + 422?"
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "status"),
+    [
+        # a follow-up whose data was in an earlier record: nothing here to compute from
+        (
+            "Find the upper limit of the interval. <br>(Round to one decimal place.)",
+            "66.5",
+            "rejected:needs_data",
+        ),
+        ("Round pi to two decimal places.", "3.14", "kept"),
+        ("What is the square root of two, to the nearest hundredth?", "1.41", "kept"),
+    ],
+)
+def test_a_rounding_asked_with_nothing_to_compute_from_needs_data(problem, answer, status):
+    assert _run(problem, answer)["status"] == status

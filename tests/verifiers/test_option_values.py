@@ -30,3 +30,17 @@ POLY = "Find the product in Z_8[x].\n(A) $2x^2 + 5$ (B) $6x^2 + 4x + 6$ (C) $0$ 
 )
 def test_an_option_value_against_a_letter(pred, gold, question, equal):
     assert verifiers.check(pred, gold, question=question).equivalent is equal
+
+
+def test_upper_case_half_bracket_labels_on_their_own_lines_are_choices():
+    from verifiers.forms import options
+
+    question = "What is 225 + 422?\nA) 648\nB) 641\nC) 670\nD) 647"
+    start, choices = options(question)
+    assert (
+        choices == {"A": "648", "B": "641", "C": "670", "D": "647"}
+        and question[:start].strip() == "What is 225 + 422?"
+    )
+    assert verifiers.check("D", "647", question=question).equivalent
+    # `f(A) = 1` or a label inside a sentence is no choice list
+    assert options("Let f(A) = 1, g(B) = 2 and h(C) = 3. What is f(A)?") is None
