@@ -845,7 +845,10 @@ def _equation_solutions(equation: str, letter: str | None = None) -> list[sympy.
     poly = sympy.expand(sympy.interpolate(fitted[: _MAX_POLY_DEGREE + 1], t))
     if any(poly.subs(t, p) != v for p, v in fitted[_MAX_POLY_DEGREE + 1 :]) or poly.is_constant():
         return None
-    return sorted(set(r for r in sympy.solve(poly, t) if r.is_real), key=float)
+    roots = sympy.solve(poly, t)
+    if any(r.is_real is None for r in roots):
+        return None  # a root sympy cannot place (a quartic's casus irreducibilis): no claim
+    return sorted({r for r in roots if r.is_real}, key=float)
 
 
 def key_contradicted(problem: str, value: sympy.Expr) -> Miss | None:
