@@ -553,8 +553,10 @@ def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
     return clean_text(stem.rstrip()), choices
 
 
-# `60N`, `44 m`, `2.5 hours`: an option that is a plain number and one word or unit sign after it
-_NUMBER_AND_UNIT = re.compile(r"^\$?\s*-?\d+(?:[.,]\d+)?\s*([^\W\d_][^\d\s$\\=()]{0,11})\s*\$?$")
+# `60N`, `44 m`, `2.5 hours`, `6%`: an option that is a plain number and one word or unit sign after it
+_NUMBER_AND_UNIT = re.compile(
+    r"^\$?\s*-?\d+(?:[.,]\d+)?\s*([^\W\d_][^\d\s$\\=()]{0,11}|\\?%|°|\^\\circ)\s*\$?$"
+)
 _NOT_A_UNIT = {"π", "pi", "i", "e"}
 
 

@@ -221,6 +221,9 @@ _CJK_MEASURE = re.compile(
 )
 # a key that shows its arithmetic: numbers and operators only, `=`, the value
 _WORKED = re.compile(r"([-+*/()\d\s.]+)=\s*(-?[\d.]+)")
+_WORKED_WRITTEN = re.compile(r"([^=]+)=\s*([^=]+)")
+_CURRENCY_SIGNS = re.compile(r"[£$€¥₹]|\\\$|\bRs\.?")
+_MARKDOWN_EMPHASIS = re.compile(r"\*\*([^*]+)\*\*|__([^_]+)__")
 _IMAGINARY = re.compile(
     r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![A-Za-z\\])i(?![A-Za-z])"
 )
@@ -281,9 +284,21 @@ def parse_answer(
     raw = re.sub(
         r",\\!\s*", ",", _LAYOUT_TAIL.sub("", undoubled_backslashes(str(answer)))
     )  # 11,\! 111,\! 100: LaTeX thousands separators
+    raw = _MARKDOWN_EMPHASIS.sub(
+        lambda m: m.group(1) or m.group(2), raw.strip().strip("`")
+    )  # `5/6`, `23.4 + 15.7 = **39.1**` (worksheets)
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
         raw = stated.group(1)
+    shown = _WORKED_WRITTEN.fullmatch(raw.strip())
+    lhs = _arithmetic_value(_CURRENCY_SIGNS.sub("", shown.group(1))) if shown else None
+    if (
+        lhs is not None
+    ):  # `23.4 + 15.7 = 39.1`, `£12.45 + £3.67 = £16.12`, `8 × 12 = 96`: exact arithmetic gives the value
+        rhs = parse_answer(shown.group(2), problem=problem, units=units)
+        if isinstance(rhs, Parsed) and rhs.value == sympy.Rational(lhs.numerator, lhs.denominator):
+            return rhs
+        return Miss("a worked key whose arithmetic does not give its value")
     if _PART_LABELS.match(
         raw.strip()
     ):  # `(1)(4)(5)`, `(1)4 (2)1/9`: numbered statements or parts, not a product
@@ -571,6 +586,7 @@ _UNIT_SENTENCE = {
     "percent": "Give the answer as a percentage, without the percent sign.",
 }
 # the statement itself fixes the unit of the answer (otherwise 45 degrees could be pi/4, 10% could be 0.1)
+_UNIT_SIGNS = {"degrees": {"°", "^\\circ"}, "percent": {"%", "\\%"}}
 _ASKS_UNIT = {
     "degrees": re.compile(
         r"\b(in degrees|how many degrees|number of degrees|degree measure|measure in degrees|"
@@ -800,12 +816,19 @@ _CALCULATE_BEFORE = re.compile(
 )
 
 
+# a worksheet line `3. 23.4 + 15.7 = _______`: the expression before a blank is what is asked
+_BLANK_EXPRESSION = re.compile(r"^(?:\d{1,3}[.)]\s+)?(?P<expr>[^=_]+?)\s*=\s*(?:_{2,}|\?|…|\.{3,})\s*$")
+
+
 def _asking_sentence(problem: str) -> str:
     """The statement's last sentence or line (where a quiz item asks); a bare last line under `Perform the
     following calculations:` is asked by that line (`Calculate: 1170 ÷ 12`)."""
     parts = sentences(problem)
     if len(parts) >= 2 and _CALCULATE_BEFORE.search(parts[-2]):
         return f"Calculate: {parts[-1]}"
+    blank = _BLANK_EXPRESSION.match(parts[-1]) if parts else None
+    if blank:
+        return f"Calculate: {blank.group('expr')}"
     return parts[-1] if parts else ""
 
 
@@ -1251,7 +1274,8 @@ def apply_rules(
         )
     proof = []
     if unit:
-        if not _ASKS_UNIT[unit].search(problem or ""):
+        # the question asks for the unit, or every option wrote it (`Options: 3% / 4% / 5%`)
+        if not (_ASKS_UNIT[unit].search(problem or "") or set(units) & _UNIT_SIGNS[unit]):
             return Miss(f"answer in {unit} but the statement does not ask for {unit} (required unit)")
         proof.append(f"the statement asks for the answer in {unit}")
     if unit or not v.is_Integer:  # a trailing "Express your answer as ..." would contradict the new form

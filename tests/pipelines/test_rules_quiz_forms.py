@@ -338,3 +338,29 @@ def test_a_letter_key_over_half_bracket_choices_is_that_choice():
 )
 def test_a_rounding_asked_with_nothing_to_compute_from_needs_data(problem, answer, status):
     assert _run(problem, answer)["status"] == status
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "integer"),
+    [
+        # a worksheet's blank after an expression, keyed with its working in markdown bold
+        ("1. 23.4 + 15.7 = _______", "23.4 + 15.7 = **39.1**", "391"),
+        ("8 boxes, 12 pens in each. How many pens in all?", "8×12=96", "96"),
+        ("What is -12 + (-10) + (-6) + 0 + 8?", "-12 + (-10) + (-6) + 0 + 8 = -20", "-20"),
+        ("Find the probability that the sum of two dice is at most 9.", "`5/6`", "11"),
+    ],
+)
+def test_worked_and_marked_up_keys_are_read(problem, answer, integer):
+    done = _run(problem, answer)
+    assert done["status"] == "kept" and done["answer"] == integer
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        ("How many pens in all?", "8×12=97"),  # the working does not give the value
+        ("1. 23.4 + 15.7 = _______", "**39.2**"),  # the blank's expression is 39.1
+    ],
+)
+def test_worked_keys_that_disagree_with_themselves_or_the_blank_are_not_kept(problem, answer):
+    assert _run(problem, answer)["status"] != "kept"
