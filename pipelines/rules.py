@@ -67,9 +67,7 @@ When a decimal key is exact (the policy; anything else is a `Miss` for the LLM s
 
 from __future__ import annotations
 
-import ast
 import math
-import operator
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -77,13 +75,13 @@ from functools import reduce
 
 import sympy
 
+from pipelines.arithmetic import arithmetic_value, asked_equation, asked_expression, asking_sentence
 from pipelines.classify import (
     STRONG_SCIENCE,
     complex_context,
     has_top_level_separator,
     rounding_asked,
     science_signals,
-    sentences,
     several_asks,
 )
 from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands, undoubled_backslashes
@@ -291,7 +289,7 @@ def parse_answer(
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
         raw = stated.group(1)
     shown = _WORKED_WRITTEN.fullmatch(raw.strip())
-    lhs = _arithmetic_value(_CURRENCY_SIGNS.sub("", shown.group(1))) if shown else None
+    lhs = arithmetic_value(_CURRENCY_SIGNS.sub("", shown.group(1))) if shown else None
     if (
         lhs is not None
     ):  # `23.4 + 15.7 = 39.1`, `£12.45 + £3.67 = £16.12`, `8 × 12 = 96`: exact arithmetic gives the value
@@ -714,8 +712,6 @@ def _round_places(phrase: str) -> int | None:
 
 def _means(problem: str) -> list:
     """The mean of each listed run of three or more numbers ("69, 68, 70 and 74")."""
-    from fractions import Fraction
-
     out = []
     for m in re.finditer(r"\d+(?:\.\d+)?(?:\s*(?:,|,?\s*and)\s*\d+(?:\.\d+)?){2,}", problem or ""):
         nums = [Fraction(x) for x in re.findall(r"\d+(?:\.\d+)?", m.group(0))]
@@ -738,194 +734,51 @@ _ASKS_NUMERAL = re.compile(
     r"\bdecimal point\b[^?]{0,200}\bwhat (is|was) the (original )?(number|decimal)\b",
     re.I,
 )
-# "What is 12.45 + 3.678?", "Calculate $2.4 \times 1.35$": an asking sentence that is one arithmetic expression
-_ASKS_EXPRESSION = re.compile(
-    r"^(?:what\s+is|what's|calculate|compute|evaluate|work\s+out|find|simplify|oblicz(?:\s+wartość\s+wyrażenia)?|"
-    r"berechne|calcule[zr]?|calcula|tính|计算|hitung(?:lah)?)(?:\s+the\s+value\s+of)?\s*[:：]?\s*"
-    r"(?P<expr>.+?)\s*[?.。？]?\s*$",
-    re.I,
-)
-# "Solve: 2x + 5 = 17": one equation in one letter, asked to be solved
-_ASKS_EQUATION = re.compile(
-    r"^(?:(?:solve|rozwiąż|löse|résous|résolvez|resuelve|giải|解|selesaikan)(?:\s+for\s+[a-z])?(?:\s+(?:the\s+)?"
-    r"(?:equation|równanie|die\s+gleichung|l'équation|la\s+ecuación|phương\s+trình)|方程)?"
-    # "What is the value of 'y' in the equation y/4 - 2 = 7?", "Find x if 3x + 1 = 10"
-    r"|(?:what\s+is|find|determine)(?:\s+the\s+value\s+of)?\s+['‘’\"$]?(?P<var>[a-z])['‘’\"$]?\s+(?:in|if|from|when|satisfying)"
-    r"(?:\s+the\s+(?:following\s+)?equation)?)\s*[:：]?\s*(?P<eq>[^=]+=[^=]+?)\s*[?.。]?\s*$",
-    re.I,
-)
-_PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*%\s+of\s+(\d+(?:\.\d+)?)")
-_MAX_POWER = 12
-
-
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-
-
-def _arithmetic_value(expr: str, *, needs_operator: bool = True) -> Fraction | None:
-    r"""The exact value of a written arithmetic expression, or None when it is anything else.
-
-    Numbers, + - × ÷ / *, parentheses, `\frac{a}{b}`, small integer powers and `p% of q`; a letter,
-    a comma or any other sign makes it not an expression this reads. `needs_operator`: one must be there."""
-    s = re.sub(r"\\[()\[\]]|\$|\\left|\\right|\\[,;!]", " ", expr)
-    # `2\frac{1}{4}` is the mixed number 2 1/4 (a product is written with \cdot or \times)
-    s = re.sub(r"(\d+)\s*\\[dt]?frac\s*\{(\d+)\}\s*\{(\d+)\}", r"(\1+(\2)/(\3))", s)
-    s = re.sub(r"\\[dt]?frac\s*\{([^{}]+)\}\s*\{([^{}]+)\}", r"((\1)/(\2))", s)
-    s = s.replace("\\times", "*").replace("\\cdot", "*").replace("\\div", "/")
-    s = s.translate(str.maketrans({"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-", "{": "(", "}": ")"}))
-    s = _PERCENT_OF.sub(r"(\1/100*\2)", s).replace("^", "**")
-    s = re.sub(r"(?<=[\d)])\s*(?=\()", "*", s)  # 3(4 + 2): a product
-    if re.search(r"[^\d.\s+\-*/()]", s):
-        return None
-    if needs_operator and not re.search(r"\d\s*(?:[-+*/]|\*\*)\s*[(\d]|\)\s*[-+*/]", s):
-        return None
-    numbers: list[Fraction] = []
-
-    def _name(m: re.Match) -> str:  # every number a name, so that ast never sees a float
-        numbers.append(Fraction(m.group(0)))
-        return f"n{len(numbers) - 1}"
-
-    try:
-        tree = ast.parse(re.sub(r"\d+(?:\.\d+)?", _name, s).strip(), mode="eval")
-    except SyntaxError:
-        return None
-
-    def ev(node: ast.AST) -> Fraction:
-        if isinstance(node, ast.Name) and re.fullmatch(r"n\d+", node.id):
-            return numbers[int(node.id[1:])]
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            v = ev(node.operand)
-            return -v if isinstance(node.op, ast.USub) else v
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-            a, b = ev(node.left), ev(node.right)
-            if b.denominator != 1 or abs(b) > _MAX_POWER or (a == 0 and b < 0):
-                raise ValueError("not a small integer power")
-            return a ** int(b)
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](ev(node.left), ev(node.right))
-        raise ValueError("not arithmetic")
-
-    try:
-        return ev(tree.body)
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
-_CALCULATE_BEFORE = re.compile(
-    r"\b(?:calculat\w*|comput\w*|evaluat\w*|work out|simplif\w*|oblicz\w*|berechne\w*|calcul\w*)\b[^:\n]*:$|^tính[^:\n]*:$",
-    re.I,
-)
-
-
-# a worksheet line `3. 23.4 + 15.7 = _______`: the expression before a blank is what is asked
-_BLANK_EXPRESSION = re.compile(r"^(?:\d{1,3}[.)]\s+)?(?P<expr>[^=_]+?)\s*=\s*(?:_{2,}|\?|…|\.{3,})\s*$")
-
-
-def _asking_sentence(problem: str) -> str:
-    """The statement's last sentence or line (where a quiz item asks); a bare last line under `Perform the
-    following calculations:` is asked by that line (`Calculate: 1170 ÷ 12`)."""
-    parts = sentences(problem)
-    if len(parts) >= 2 and _CALCULATE_BEFORE.search(parts[-2]):
-        return f"Calculate: {parts[-1]}"
-    blank = _BLANK_EXPRESSION.match(parts[-1]) if parts else None
-    if blank:
-        return f"Calculate: {blank.group('expr')}"
-    return parts[-1] if parts else ""
-
-
-# polynomials up to this degree are solved exactly (sympy), fitted through DEGREE + 3 sample points
-_MAX_POLY_DEGREE = 4
-
-
-def _equation_solutions(equation: str, letter: str | None = None) -> list[sympy.Expr] | None:
-    """The real solutions of a polynomial equation of degree 1 to 4 in one letter (`2x + 5 = 17`,
-    `x^3 + 3x^2 - 4 = 0`), exactly; None when it is anything else (or holds for every number).
-
-    The two sides are evaluated exactly at DEGREE + 3 integers; the polynomial through the first
-    DEGREE + 1 values must give the others too, so a rational function or a higher power is refused.
-    `letter`: the unknown the question names; an equation in another letter is not its equation."""
-    letters = set(re.findall(r"(?<![a-zA-Z\\])[a-zA-Z](?![a-zA-Z])", equation))
-    if len(letters) != 1 or re.search(r"[a-zA-Z]{2,}", equation.replace("\\cdot", "*")):
-        return None
-    if letter is not None and letters != {letter}:
-        return None
-    (x,) = letters
-    lhs, rhs = equation.split("=")
-
-    def f(t: int) -> Fraction | None:
-        def at(side: str) -> Fraction | None:
-            side = re.sub(r"(?<=[\d)])\s*" + x, "*" + x, side)  # 2x -> 2*x
-            return _arithmetic_value(side.replace(x, f"({t})"), needs_operator=False)
-
-        a, b = at(lhs), at(rhs)
-        return None if a is None or b is None else a - b
-
-    points = [*range(_MAX_POLY_DEGREE + 1), 7, 11]
-    values = [f(t) for t in points]
-    if any(v is None for v in values):
-        return None
-    t = sympy.Symbol("t")
-    fitted = [(p, sympy.Rational(v.numerator, v.denominator)) for p, v in zip(points, values, strict=True)]
-    poly = sympy.expand(sympy.interpolate(fitted[: _MAX_POLY_DEGREE + 1], t))
-    if any(poly.subs(t, p) != v for p, v in fitted[_MAX_POLY_DEGREE + 1 :]) or poly.is_constant():
-        return None
-    roots = sympy.solve(poly, t)
-    if any(r.is_real is None for r in roots):
-        return None  # a root sympy cannot place (a quartic's casus irreducibilis): no claim
-    return sorted({r for r in roots if r.is_real}, key=float)
 
 
 def key_contradicted(problem: str, value: sympy.Expr) -> Miss | None:
-    """A reject when the question is one arithmetic expression or one equation (degree 1 or 2, one
-    letter) whose exact value or solutions the key is not; a deferral when the equation has two
-    solutions and the key is one of them (several values); else None. A quiz bank's slip is caught here
-    instead of being carried into the corpus."""
-    ask = _asking_sentence(problem)
-    m = _ASKS_EXPRESSION.match(ask)
-    exact = _arithmetic_value(m.group("expr")) if m else None
-    if exact is not None:
+    """A reject when the question is one arithmetic expression or one polynomial equation
+    (`pipelines.arithmetic`) whose exact value or solutions the key is not; a deferral when the equation
+    has two solutions and the key is one of them (several values); else None. A quiz bank's slip is
+    caught here instead of being carried into the corpus."""
+    expression = asked_expression(problem)
+    if expression is not None:
+        text, exact = expression
         if sympy.Rational(exact.numerator, exact.denominator) == value:
             return None
         return Miss(
-            f"the key contradicts the question: the key {value} is not the value of {m.group('expr').strip()!r}, "
-            f"which is exactly {exact}",
+            f"the key contradicts the question: the key {value} is not the value of {text!r}, which is exactly {exact}",
             llm=False,
         )
-    m = _ASKS_EQUATION.match(ask)
-    roots = _equation_solutions(m.group("eq"), m.group("var")) if m else None
-    if not roots:
+    equation = asked_equation(problem)
+    if equation is None:
         return None
+    text, roots = equation
     shown = ", ".join(str(r) for r in roots)
     if all(sympy.simplify(r - value) != 0 for r in roots):
         return Miss(
-            f"the key contradicts the question: the key {value} is no solution of {m.group('eq').strip()!r} ({shown})",
+            f"the key contradicts the question: the key {value} is no solution of {text!r} ({shown})",
             llm=False,
         )
     if len(roots) > 1:
-        return Miss(
-            f"the equation {m.group('eq').strip()!r} has {len(roots)} solutions ({shown}): several values"
-        )
+        return Miss(f"the equation {text!r} has {len(roots)} solutions ({shown}): several values")
     return None
 
 
 def stated_expression_proof(problem: str, value: sympy.Rational) -> str | None:
     """The proof that a decimal key is exact when the question is one arithmetic expression that evaluates to it.
 
-    The asking sentence (the statement's last) must be `What is / Calculate / Evaluate ...` followed
-    by nothing but the expression: then the answer is that expression's value, computed here exactly
-    with fractions. This reads the one expression asked, never a combination of the statement's
-    numbers chosen to match the key; a question that also speaks of rounding or an estimate is left out.
+    The asking sentence must be `What is / Calculate / Evaluate ...` (or a worksheet blank after the
+    expression) with nothing but the expression: then the answer is that expression's value, computed
+    exactly with fractions (`pipelines.arithmetic`). A question that also speaks of rounding or an
+    estimate is left out.
     """
     if _INEXACT_WORDS.search(problem or ""):
         return None
-    m = _ASKS_EXPRESSION.match(_asking_sentence(problem))
-    if m is None:
+    expression = asked_expression(problem)
+    if expression is None or sympy.Rational(expression[1].numerator, expression[1].denominator) != value:
         return None
-    exact = _arithmetic_value(m.group("expr"))
-    if exact is None or sympy.Rational(exact.numerator, exact.denominator) != value:
-        return None
-    return (
-        f"the question is the expression {m.group('expr').strip()!r}, evaluated exactly (fractions): {value}"
-    )
+    return f"the question is the expression {expression[0]!r}, evaluated exactly (fractions): {value}"
 
 
 # what makes a money or metric amount possibly not whole cents / whole units: a division, a rate, a
@@ -1170,7 +1023,7 @@ def circle_without_pi(problem: str, answer: str) -> bool:
         return False
     if re.search(r"\$|\\\(|\\\[|\^|\\frac|\\sqrt", text):
         return False
-    return bool(_CIRCLE_MEASURE_ASKED.search(_asking_sentence(text)))
+    return bool(_CIRCLE_MEASURE_ASKED.search(asking_sentence(text)))
 
 
 # `19,5 MB` in a statement that writes its own decimals with a comma (`2,5 razy`): a decimal comma, not a list
