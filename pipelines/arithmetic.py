@@ -41,53 +41,86 @@ _MAX_POWER = 12
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
-def arithmetic_value(expr: str, *, needs_operator: bool = True) -> Fraction | None:
-    r"""The exact value of a written arithmetic expression, or None when it is anything else.
+def evaluate(expr: str, *, needs_operator: bool = True) -> sympy.Expr | None:
+    r"""The exact value (a sympy number) of a written arithmetic expression, or None when it is anything else.
 
-    Numbers, + - × ÷ / *, parentheses, `\frac{a}{b}`, small integer powers and `p% of q`; a letter,
-    a comma or any other sign makes it not an expression this reads. `needs_operator`: one must be there."""
+    Numbers, + - × ÷ / *, parentheses, `\frac{a}{b}`, small integer powers, square roots (`√(x² - 5)`,
+    `\sqrt{2}`) and `p% of q`; a letter, a comma or any other sign makes it not an expression this reads.
+    `needs_operator`: one must be there."""
     s = re.sub(r"\\[()\[\]]|\$|\\left|\\right|\\[,;!]", " ", expr)
     # `2\frac{1}{4}` is the mixed number 2 1/4 (a product is written with \cdot or \times)
     s = re.sub(r"(\d+)\s*\\[dt]?frac\s*\{(\d+)\}\s*\{(\d+)\}", r"(\1+(\2)/(\3))", s)
     s = re.sub(r"\\[dt]?frac\s*\{([^{}]+)\}\s*\{([^{}]+)\}", r"((\1)/(\2))", s)
-    s = s.replace("\\times", "*").replace("\\cdot", "*").replace("\\div", "/")
-    s = s.translate(str.maketrans({"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-", "{": "(", "}": ")"}))
+    s = s.replace("\\times", "*").replace("\\cdot", "*").replace("\\div", "/").replace("\\sqrt", "@")
+    s = s.translate(
+        str.maketrans(
+            {
+                "×": "*",
+                "·": "*",
+                "÷": "/",
+                "−": "-",
+                "–": "-",
+                "{": "(",
+                "}": ")",
+                "√": "@",
+                "²": "^2",
+                "³": "^3",
+            }
+        )
+    )
     s = _PERCENT_OF.sub(r"(\1/100*\2)", s).replace("^", "**")
-    s = re.sub(r"(?<=[\d)])\s*(?=\()", "*", s)  # 3(4 + 2): a product
-    if re.search(r"[^\d.\s+\-*/()]", s):
+    s = re.sub(r"@\s*(\d+(?:\.\d+)?)", r"@(\1)", s)  # √5
+    s = re.sub(r"(?<=[\d)])\s*(?=[(@])", "*", s)  # 3(4 + 2), 2√3: products
+    if re.search(r"[^\d.\s+\-*/()@]", s):
         return None
-    if needs_operator and not re.search(r"\d\s*(?:[-+*/]|\*\*)\s*[(\d]|\)\s*[-+*/]", s):
+    if needs_operator and not re.search(r"\d\s*(?:[-+*/]|\*\*)\s*[(\d@]|\)\s*[-+*/]|@", s):
         return None
-    numbers: list[Fraction] = []
+    numbers: list[sympy.Rational] = []
 
     def _name(m: re.Match) -> str:  # every number a name, so that ast never sees a float
-        numbers.append(Fraction(m.group(0)))
+        numbers.append(sympy.Rational(m.group(0)))
         return f"n{len(numbers) - 1}"
 
     try:
-        tree = ast.parse(re.sub(r"\d+(?:\.\d+)?", _name, s).strip(), mode="eval")
+        tree = ast.parse(re.sub(r"\d+(?:\.\d+)?", _name, s).replace("@", "sqrt").strip(), mode="eval")
     except SyntaxError:
         return None
 
-    def ev(node: ast.AST) -> Fraction:
+    def ev(node: ast.AST) -> sympy.Expr:
         if isinstance(node, ast.Name) and re.fullmatch(r"n\d+", node.id):
             return numbers[int(node.id[1:])]
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = ev(node.operand)
             return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sqrt":
+            if len(node.args) != 1 or node.keywords:
+                raise ValueError("one argument")
+            v = ev(node.args[0])
+            if v.is_negative:
+                raise ValueError("the root of a negative number")
+            return sympy.sqrt(v)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
             a, b = ev(node.left), ev(node.right)
-            if b.denominator != 1 or abs(b) > _MAX_POWER or (a == 0 and b < 0):
+            if not b.is_Integer or abs(b) > _MAX_POWER or (a == 0 and b < 0):
                 raise ValueError("not a small integer power")
             return a ** int(b)
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](ev(node.left), ev(node.right))
+            a, b = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Div) and b == 0:
+                raise ValueError("division by zero")
+            return _BINARY[type(node.op)](a, b)
         raise ValueError("not arithmetic")
 
     try:
         return ev(tree.body)
-    except (ValueError, ZeroDivisionError):
+    except (ValueError, ZeroDivisionError, TypeError):
         return None
+
+
+def arithmetic_value(expr: str, *, needs_operator: bool = True) -> Fraction | None:
+    """The exact value of a written arithmetic expression when it is rational (`evaluate`), else None."""
+    v = evaluate(expr, needs_operator=needs_operator)
+    return Fraction(int(v.p), int(v.q)) if v is not None and v.is_Rational else None
 
 
 _CALCULATE_BEFORE = re.compile(
@@ -116,6 +149,27 @@ def asking_sentence(problem: str) -> str:
 _MAX_POLY_DEGREE = 4
 
 
+def _unknown(equation: str, letter: str | None) -> str | None:
+    """The one letter an equation is in (the one the question names, when it names one), else None."""
+    letters = set(re.findall(r"(?<![a-zA-Z\\])[a-zA-Z](?![a-zA-Z])", equation))
+    if len(letters) != 1 or re.search(
+        r"[a-zA-Z]{2,}", equation.replace("\\cdot", "*").replace("\\sqrt", "√")
+    ):
+        return None
+    if letter is not None and letters != {letter}:
+        return None
+    return letters.pop()
+
+
+def _difference_at(equation: str, x: str, value: sympy.Expr) -> sympy.Expr | None:
+    """left - right of `equation` with the letter `x` replaced by `value`, exactly, or None."""
+    sides = []
+    for side in equation.split("="):
+        side = re.sub(r"(?<=[\d)])\s*" + x, "*" + x, side)  # 2x -> 2*x
+        sides.append(evaluate(side.replace(x, f"({value})"), needs_operator=False))
+    return None if any(v is None for v in sides) else sides[0] - sides[1]
+
+
 def equation_solutions(equation: str, letter: str | None = None) -> list[sympy.Expr] | None:
     """The real solutions of a polynomial equation of degree 1 to 4 in one letter (`2x + 5 = 17`,
     `x^3 + 3x^2 - 4 = 0`), exactly; None when it is anything else (or holds for every number).
@@ -123,28 +177,15 @@ def equation_solutions(equation: str, letter: str | None = None) -> list[sympy.E
     The two sides are evaluated exactly at DEGREE + 3 integers; the polynomial through the first
     DEGREE + 1 values must give the others too, so a rational function or a higher power is refused.
     `letter`: the unknown the question names; an equation in another letter is not its equation."""
-    letters = set(re.findall(r"(?<![a-zA-Z\\])[a-zA-Z](?![a-zA-Z])", equation))
-    if len(letters) != 1 or re.search(r"[a-zA-Z]{2,}", equation.replace("\\cdot", "*")):
+    x = _unknown(equation, letter)
+    if x is None:
         return None
-    if letter is not None and letters != {letter}:
-        return None
-    (x,) = letters
-    lhs, rhs = equation.split("=")
-
-    def f(t: int) -> Fraction | None:
-        def at(side: str) -> Fraction | None:
-            side = re.sub(r"(?<=[\d)])\s*" + x, "*" + x, side)  # 2x -> 2*x
-            return arithmetic_value(side.replace(x, f"({t})"), needs_operator=False)
-
-        a, b = at(lhs), at(rhs)
-        return None if a is None or b is None else a - b
-
     points = [*range(_MAX_POLY_DEGREE + 1), 7, 11]
-    values = [f(t) for t in points]
-    if any(v is None for v in values):
+    values = [_difference_at(equation, x, sympy.Integer(p)) for p in points]
+    if any(v is None or not v.is_Rational for v in values):
         return None
     t = sympy.Symbol("t")
-    fitted = [(p, sympy.Rational(v.numerator, v.denominator)) for p, v in zip(points, values, strict=True)]
+    fitted = list(zip(points, values, strict=True))
     poly = sympy.expand(sympy.interpolate(fitted[: _MAX_POLY_DEGREE + 1], t))
     if any(poly.subs(t, p) != v for p, v in fitted[_MAX_POLY_DEGREE + 1 :]) or poly.is_constant():
         return None
@@ -154,6 +195,13 @@ def equation_solutions(equation: str, letter: str | None = None) -> list[sympy.E
     return sorted({r for r in roots if r.is_real}, key=float)
 
 
+def equation_holds(equation: str, value: sympy.Expr, letter: str | None = None) -> bool | None:
+    """Does the one-letter equation hold at `value` (`√(x² - 5) = 3` at 3: no)? None when it cannot be read."""
+    x = _unknown(equation, letter)
+    difference = _difference_at(equation, x, value) if x is not None else None
+    return None if difference is None else sympy.simplify(difference) == 0
+
+
 def asked_expression(problem: str) -> tuple[str, Fraction] | None:
     """(the expression as written, its exact value) when the asking sentence is one arithmetic expression."""
     m = _ASKS_EXPRESSION.match(asking_sentence(problem))
@@ -161,9 +209,8 @@ def asked_expression(problem: str) -> tuple[str, Fraction] | None:
     return (m.group("expr").strip(), value) if value is not None else None
 
 
-def asked_equation(problem: str) -> tuple[str, list[sympy.Expr]] | None:
-    """(the equation as written, its real solutions) when the asking sentence asks to solve one equation
-    (degree 1 to 4, in the unknown it names) with at least one real solution."""
+def asked_equation(problem: str) -> tuple[str, str | None] | None:
+    """(the equation as written, the unknown the question names or None) when the asking sentence asks
+    to solve one equation."""
     m = _ASKS_EQUATION.match(asking_sentence(problem))
-    roots = equation_solutions(m.group("eq"), m.group("var")) if m else None
-    return (m.group("eq").strip(), roots) if roots else None
+    return (m.group("eq").strip(), m.group("var")) if m else None

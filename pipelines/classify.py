@@ -555,7 +555,7 @@ def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
 
 # `60N`, `44 m`, `2.5 hours`, `6%`: an option that is a plain number and one word or unit sign after it
 _NUMBER_AND_UNIT = re.compile(
-    r"^\$?\s*-?\d+(?:[.,]\d+)?\s*([^\W\d_][^\d\s$\\=()]{0,11}|\\?%|°|\^\\circ)\s*\$?$"
+    r"^\$?\s*-?\d+(?:[.,]\d+)?(?:\s+\d+/\d+)?\s*([^\W\d_][^\d\s$\\=()]{0,11}|\\?%|°|\^\\circ)\s*\$?$"
 )
 _NOT_A_UNIT = {"π", "pi", "i", "e"}
 
@@ -563,9 +563,10 @@ _NOT_A_UNIT = {"π", "pi", "i", "e"}
 def choice_unit(choices: dict[str, str]) -> str | None:
     """The unit every choice writes after a plain number (`60N / 65N / 55N`), or None. Only then is it a unit:
     a letter that is a variable shows in some choice as more than a number's suffix (`-3 m / \\frac{m}{3}`)."""
-    found = [_NUMBER_AND_UNIT.match(c.strip()) for c in choices.values()]
+    # an option with no number (`None of these`, `Data inadequate`) says nothing about the unit
+    found = [_NUMBER_AND_UNIT.match(c.strip()) for c in choices.values() if re.search(r"\d", c)]
     units = {m.group(1).strip() for m in found if m}
-    if len(choices) < 3 or not all(found) or len(units) != 1:
+    if len(found) < 3 or not all(found) or len(units) != 1:
         return None
     (unit,) = units
     return None if unit.lower() in _NOT_A_UNIT else unit

@@ -75,7 +75,14 @@ from functools import reduce
 
 import sympy
 
-from pipelines.arithmetic import arithmetic_value, asked_equation, asked_expression, asking_sentence
+from pipelines.arithmetic import (
+    arithmetic_value,
+    asked_equation,
+    asked_expression,
+    asking_sentence,
+    equation_holds,
+    equation_solutions,
+)
 from pipelines.classify import (
     STRONG_SCIENCE,
     complex_context,
@@ -176,8 +183,8 @@ _DEGREE = re.compile(
 _UNIT_PAREN = re.compile(r"(?<=[\d}])\s*\(\s*[A-Za-z][A-Za-z .'\-]+\)\s*$")
 _UNIT_TEXT = re.compile(r"\s*\\(?:text|mbox|mathrm)\{\s*[A-Za-z][A-Za-z. ]*\}\s*(\^\s*\{?\d\}?)?\s*$")
 _UNIT_WORDS = re.compile(
-    r"^(-?[\d.,]+)\s+[A-Za-z]{2,}(?:\s[A-Za-z]+)?(?:\s*/\s*[A-Za-z]+)?(\^\s*\{?\d\}?)?$"
-)  # `0.59 gallons`, `8 cm`, `1 step/minute`
+    r"^(-?[\d.,]+)\s+(?!of\s+[A-Za-z]$)[A-Za-z]{2,}(?:\s[A-Za-z]+)?(?:\s*/\s*[A-Za-z]+)?(\^\s*\{?\d\}?)?$"
+)  # `0.59 gallons`, `8 cm`, `1 step/minute`; never `4% of a` (a multiple of a variable)
 # money before the value: `\$18.90`, `Rs. 750` (AQuA), `₹ 40`, `USD 5`, `€3`
 _CURRENCY_BEFORE = re.compile(r"^(?:\\\$|\$|" + CURRENCY_BEFORE + r")\s*(?=[-.\d\\])")
 # a unit after the number, glued or spaced (`144km`, `100 m`, `2 m/s²`), read off only when the statement writes
@@ -753,7 +760,14 @@ def key_contradicted(problem: str, value: sympy.Expr) -> Miss | None:
     equation = asked_equation(problem)
     if equation is None:
         return None
-    text, roots = equation
+    text, letter = equation
+    roots = equation_solutions(text, letter)
+    if not roots:  # not a polynomial this solves: the key must at least satisfy it (`√(x² - 5) = 3` keyed 3)
+        if value.is_Rational and equation_holds(text, value, letter) is False:
+            return Miss(
+                f"the key contradicts the question: {text!r} does not hold at the key {value}", llm=False
+            )
+        return None
     shown = ", ".join(str(r) for r in roots)
     if all(sympy.simplify(r - value) != 0 for r in roots):
         return Miss(
@@ -820,6 +834,15 @@ def _answer_unit(answer: str) -> str | None:
     return m.group(1).strip().lower() if m else None
 
 
+_ENGLISH_WORDS = re.compile(
+    r"\b(the|and|of|is|are|how|what|each|for|with|has|have|he|she|they|did|does|much|many|if|than)\b", re.I
+)
+_OTHER_LANGUAGE_WORDS = re.compile(
+    r"\b(que|del|los|las|una|por|der|und|das|ist|ein|eine|les|des|est|pour|une|não|para|che|yang|và|của)\b",
+    re.I,
+)
+
+
 def _closed_amount_proof(problem: str, answer: str, places: int) -> str | None:
     """The whole-cent (whole-unit) closure argument, or None when its premises do not hold.
 
@@ -832,6 +855,10 @@ def _closed_amount_proof(problem: str, answer: str, places: int) -> str | None:
     rounding, so a key of at most two places (metric: three) is that exact value, not a rounding.
     """
     text = problem or ""
+    if not _ENGLISH_WORDS.search(text) or _OTHER_LANGUAGE_WORDS.search(text):
+        return (
+            None  # the premises are read off English wording (`_NOT_CLOSED`); another language proves nothing
+        )
     unit = _answer_unit(answer)
     money = (unit is not None and bool(_MONEY_UNIT.match(unit))) or (
         unit is None
@@ -1002,16 +1029,39 @@ def digit_groups_miss(problem: str, answer: str) -> Miss | None:
 # a circle's length or area asked, with no pi in the statement or the key: the key used 22/7 or 3.14 (`44 m` for
 # the circumference of a 14 m circle), unless the statement says which; any language
 _CIRCLE = re.compile(
-    r"\b(?:circles?|circular|semicircle|wheels?|hoops?|hula-?hoops?|hulahop|roda|lingkaran|círculo|circunferencia|Kreis\w*|cercle|koło|koła|okrąg\w*|"
+    r"\b(?:circles?|circular|semicircle|wheels?|hoops?|hula-?hoops?|hulahop|roda|lingkaran|círculo|circunferencia|"
+    r"Kreis\w*|cercle|koło|koła|okrąg\w*|"
     r"hình tròn|vòng tròn|круг\w*|окружност\w*)\b|(?<!椭)圆(?!台)",
     re.I,
 )
-_CIRCLE_MEASURE_ASKED = re.compile(
-    r"\b(?:circumference|perimeter|area|radius|diameter|arc length|keliling|luas|jari-jari|diameter|umfang|"
-    r"fläche\w*|obwód|obwodu|pole|promień|średnic\w*|chu vi|diện tích|bán kính|đường kính|длин\w*|площад\w*|"
-    r"радиус|диаметр)\b|周长|面积|半径|直径",
+# a round solid, measured in the asking sentence itself (`Find the surface area of a sphere with a radius of 5 cm.`)
+_ROUND_SOLID = re.compile(
+    r"\b(?:hemispheres?|spheres?|cylinders?|cones?|esfera|cilindro|cono|Kugel|Zylinder|Kegel|sphère|cylindre|cône|"
+    r"kula|walec|stożek|hình cầu|hình trụ|hình nón|bola|tabung|kerucut|шар\w*|цилиндр\w*|конус\w*)\b|球|圆柱|圆锥",
     re.I,
 )
+# a ratio or a count of one solid in another: pi cancels
+_PI_CANCELS = re.compile(r"\bratio\b|\bhow many\b|\btimes\b|比", re.I)
+_CIRCLE_MEASURE_ASKED = re.compile(
+    r"\b(?:circumference|perimeter|area|volume|radius|diameter|arc length|keliling|luas|jari-jari|diameter|umfang|"
+    r"volumen|objętość|objętości|thể tích|объ[её]м\w*|"
+    r"fläche\w*|obwód|obwodu|pole|promień|średnic\w*|chu vi|diện tích|bán kính|đường kính|длин\w*|площад\w*|"
+    r"радиус|диаметр)\b|周长|面积|体积|半径|直径",
+    re.I,
+)
+
+
+# a height or distance from a 30° or 60° angle of elevation: the exact value carries sqrt(3) (`173 m` for 100 sqrt 3)
+_ELEVATION = re.compile(r"\b(?:angles? of (?:elevation|depression)|elevation|depression|shadow)\b", re.I)
+_THIRTY_OR_SIXTY = re.compile(r"\b(?:30|60)\s*(?:°|\^\s*\{?\\circ\}?|degrees?\b)", re.I)
+
+
+def root_three_angle(problem: str, answer: str) -> bool:
+    """Does a height-and-distance problem at 30° or 60° have a key with no root (`173 m` for `100\\sqrt{3}` m)?"""
+    text = problem or ""
+    if re.search(r"\\sqrt|√|sqrt", f"{text} {answer}") or not _ELEVATION.search(text):
+        return False
+    return bool(_THIRTY_OR_SIXTY.search(text))
 
 
 def circle_without_pi(problem: str, answer: str) -> bool:
@@ -1019,11 +1069,14 @@ def circle_without_pi(problem: str, answer: str) -> bool:
     that typesets mathematics (`$`, `\\(`, `x^2`) is left alone: competition geometry with circles keeps
     exact keys, and the approximated pi is the school word problem's."""
     text = problem or ""
-    if re.search(r"\\pi|π|\bpi\b", f"{text} {answer}", re.I) or not _CIRCLE.search(text):
+    if re.search(r"\\pi|π|\bpi\b", f"{text} {answer}", re.I):
         return False
     if re.search(r"\$|\\\(|\\\[|\^|\\frac|\\sqrt", text):
         return False
-    return bool(_CIRCLE_MEASURE_ASKED.search(asking_sentence(text)))
+    ask = asking_sentence(text)
+    if not _CIRCLE_MEASURE_ASKED.search(ask):
+        return False
+    return bool(_CIRCLE.search(text)) or bool(_ROUND_SOLID.search(ask) and not _PI_CANCELS.search(ask))
 
 
 # `19,5 MB` in a statement that writes its own decimals with a comma (`2,5 razy`): a decimal comma, not a list
@@ -1076,10 +1129,12 @@ def apply_rules(
         contradicted = key_contradicted(problem, v)
         if contradicted is not None:
             return contradicted
-    if not v.has(sympy.pi) and circle_without_pi(problem, str(answer)):
+    if v.is_Rational and circle_without_pi(problem, str(answer)):
         return Miss(
             "a circle's length or area without pi: the key may use an approximation of pi (22/7, 3.14)"
         )
+    if v.is_Rational and root_three_angle(problem, str(answer)):
+        return Miss("a height or distance at 30° or 60° keyed without a root: the key may round sqrt(3)")
     if complex_context(problem) and not _ASKS_REAL_PART.search(problem or ""):
         return Miss("the statement works with complex numbers: a real key may have lost its i")
     science = list(dict.fromkeys([*(source_signals or []), *science_signals(problem)]))

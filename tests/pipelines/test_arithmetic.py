@@ -10,6 +10,7 @@ from pipelines.arithmetic import (
     asked_equation,
     asked_expression,
     asking_sentence,
+    equation_holds,
     equation_solutions,
 )
 
@@ -65,5 +66,20 @@ def test_the_asking_sentence_and_what_it_asks():
     )
     assert asked_expression("3. 23.4 + 15.7 = _______") == ("23.4 + 15.7", Fraction("39.1"))
     assert asked_expression("An item costs $480 with a 7% sales tax. What is the total price?") is None
-    assert asked_equation("What is the value of 'y' in the equation y/4 - 2 = 7?") == ("y/4 - 2 = 7", [36])
-    assert asked_equation("What is $x$ when $y=3$?") is None
+    assert asked_equation("What is the value of 'y' in the equation y/4 - 2 = 7?") == ("y/4 - 2 = 7", "y")
+    assert equation_solutions("y/4 - 2 = 7", "y") == [36]
+    assert asked_equation("Giải phương trình: √(x² - 5) = 3") == ("√(x² - 5) = 3", None)
+
+
+@pytest.mark.parametrize(
+    ("equation", "value", "holds"),
+    [
+        ("√(x² - 5) = 3", sympy.Integer(3), False),  # √4 = 2
+        ("√(x² - 5) = 2", sympy.Integer(3), True),
+        ("\\sqrt{2x + 1} = 3", sympy.Integer(4), True),
+        ("2^x = 8", sympy.Integer(3), True),  # an integer key makes the power a small integer one
+        ("\\log x = 2", sympy.Integer(100), None),  # a function this does not read
+    ],
+)
+def test_whether_an_equation_holds_at_a_key(equation, value, holds):
+    assert equation_holds(equation, value) is holds

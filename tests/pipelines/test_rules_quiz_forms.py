@@ -364,3 +364,65 @@ def test_worked_and_marked_up_keys_are_read(problem, answer, integer):
 )
 def test_worked_keys_that_disagree_with_themselves_or_the_blank_are_not_kept(problem, answer):
     assert _run(problem, answer)["status"] != "kept"
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "status"),
+    [
+        # a key that does not satisfy the equation it answers, whatever its form (`√(3² - 5) = 2`)
+        (
+            "Giải phương trình: √(x² - 5) = 3\nOptions: x=3 / Vô nghiệm / x=-3 / Có 2 nghiệm phân biệt",
+            "x=3",
+            "rejected:",
+        ),
+        ("Calculate: √(81) + 3³", "54", "rejected:"),  # 9 + 27 = 36
+        # a multiple of a variable is no number
+        (
+            "If 20% of a = b, then b% of 20 is the same as:\nOptions: 4% of a / 5% of a / 20% of a",
+            "4% of a",
+            "needs_llm",
+        ),
+        # the closure argument reads English; a Spanish fall is physics it cannot see
+        (
+            "Un cuerpo cae libremente y pasa por delante de un observador situado a 300 m del suelo. A los dos "
+            "segundos pasa por delante de otro que está a 200 m del suelo. Calcular la altura desde la que cae.",
+            "382.45 m",
+            "needs_llm",
+        ),
+        (
+            "Find the surface area of a sphere with a radius of 5 cm.",
+            "314",
+            "needs_llm",
+        ),  # 100 pi, keyed with 3.14
+        (
+            "From a point P on level ground, the angle of elevation of the top of a tower is 30°. If the tower is "
+            "100 m high, what is the distance of P from the foot of the tower?",
+            "173 m",
+            "needs_llm",
+        ),  # 100 sqrt 3
+        (
+            "Nick saved $68.50. If Nick saved $25.43 more than Lee, how much did Lee save?",
+            "43.07 (dollars)",
+            "kept",
+        ),
+        # pi cancels in a ratio of round solids
+        (
+            "Theo has one sphere with radius 5; Akshaj has two spheres with radius 2. What is the ratio of the "
+            "surface area of Theo's sphere to the total surface area of Akshaj's spheres?",
+            "\\frac{25}{8}",
+            "kept",
+        ),
+    ],
+)
+def test_keys_that_approximate_or_contradict_are_not_kept(problem, answer, status):
+    assert _run(problem, answer)["status"].startswith(status)
+
+
+def test_options_without_a_number_say_nothing_about_the_unit():
+    assert choice_unit({"A": "3%", "B": "4%", "C": "5%", "D": "6%", "E": "None of these"}) == "%"
+    assert choice_unit({"A": "5%", "B": "7%", "C": "7 1/8%", "D": "10%"}) == "%"
+    problem = (
+        "A sum of Rs. 12,500 amounts to Rs. 15,500 in 4 years at the rate of simple interest. What is the rate of "
+        "interest?\nOptions: 3% / 4% / 5% / 6% / None of these"
+    )
+    assert _run(problem, "6%")["answer"] == "6"
