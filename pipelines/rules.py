@@ -1071,7 +1071,7 @@ def circle_without_pi(problem: str, answer: str) -> bool:
     text = problem or ""
     if re.search(r"\\pi|π|\bpi\b", f"{text} {answer}", re.I):
         return False
-    if re.search(r"\$|\\\(|\\\[|\^|\\frac|\\sqrt", text):
+    if re.search(r"\$|\\\(|\\\[|\^|\\frac|\\sqrt|√", text):  # typeset (or unicode) mathematics
         return False
     ask = asking_sentence(text)
     if not _CIRCLE_MEASURE_ASKED.search(ask):
