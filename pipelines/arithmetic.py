@@ -13,6 +13,7 @@ import ast
 import operator
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 import sympy
 
@@ -133,6 +134,7 @@ _CALCULATE_BEFORE = re.compile(
 _BLANK_EXPRESSION = re.compile(r"^(?:\d{1,3}[.)]\s+)?(?P<expr>[^=_]+?)\s*=\s*(?:_{2,}|\?|…|\.{3,})\s*$")
 
 
+@lru_cache(maxsize=256)  # asked of the same statement by several rules in turn
 def asking_sentence(problem: str) -> str:
     """The statement's last sentence or line (where a quiz item asks); a bare last line under `Perform the
     following calculations:` is asked by that line (`Calculate: 1170 ÷ 12`)."""
@@ -202,6 +204,7 @@ def equation_holds(equation: str, value: sympy.Expr, letter: str | None = None) 
     return None if difference is None else sympy.simplify(difference) == 0
 
 
+@lru_cache(maxsize=256)  # the contradiction check and the decimal proof ask it of the same statement
 def asked_expression(problem: str) -> tuple[str, Fraction] | None:
     """(the expression as written, its exact value) when the asking sentence is one arithmetic expression."""
     m = _ASKS_EXPRESSION.match(asking_sentence(problem))

@@ -513,8 +513,9 @@ def clean_text(text: str) -> str:
 
 
 # a last line of unlabelled options, as a quiz bank's separate field is joined to its stem: `Options: 5.9 / 6.0 / 5.8`
-_OPTION_LINE_START = re.compile(r"\n[ \t]*(?:Options|Choices)[ \t]*:", re.I)
-_OPTION_LINE = re.compile(r"\n[ \t]*(?:Options|Choices)[ \t]*:[ \t]*(?P<list>[^\n]+?)[ \t]*$", re.I)
+_OPTIONS_HEADER = r"\n[ \t]*(?:Options|Choices)[ \t]*:"
+_OPTION_LINE_START = re.compile(_OPTIONS_HEADER, re.I)
+_OPTION_LINE = re.compile(_OPTIONS_HEADER + r"[ \t]*(?P<list>[^\n]+?)[ \t]*$", re.I)
 
 
 def _option_items(listed: str) -> list[str] | None:
@@ -547,9 +548,7 @@ def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
         return clean_text(text[: line.start()]), {"ABCDEF"[i]: clean_choice(x) for i, x in enumerate(items)}
     start, choices = found
     # the stem: everything before the choices, without a dangling "$" or `Options:` that opened the choice list
-    stem = re.sub(
-        r"(\$\$|\$|\\\[|\\\(|\n[ \t]*(?:Options|Choices)[ \t]*:)\s*$", "", text[:start].rstrip(), flags=re.I
-    )
+    stem = re.sub(r"(\$\$|\$|\\\[|\\\(|" + _OPTIONS_HEADER + r")\s*$", "", text[:start].rstrip(), flags=re.I)
     return clean_text(stem.rstrip()), choices
 
 

@@ -224,10 +224,9 @@ _STATED_KEY = re.compile(r"(?:Show|Prove) that [^$\d]*\$([^$]+)\$[^$\d]*\.?")
 _CJK_MEASURE = re.compile(
     r"(-?\d+(?:\.\d+)?)\s*(?![\u4e00-\u9fff]*[十百万亿])(?!千(?![克米]))[\u4e00-\u9fff]{1,3}"
 )
-# a key that shows its arithmetic: numbers and operators only, `=`, the value
-_WORKED = re.compile(r"([-+*/()\d\s.]+)=\s*(-?[\d.]+)")
-_WORKED_WRITTEN = re.compile(r"([^=]+)=\s*([^=]+)")
-_CURRENCY_SIGNS = re.compile(r"[£$€¥₹]|\\\$|\bRs\.?")
+# a key that shows its arithmetic: an expression, `=`, the value (`pipelines.arithmetic` reads the expression)
+_WORKED = re.compile(r"([^=]+)=\s*([^=]+)")
+_CURRENCY_SIGNS = re.compile(r"\\?\$|" + CURRENCY_BEFORE)
 _MARKDOWN_EMPHASIS = re.compile(r"\*\*([^*]+)\*\*|__([^_]+)__")
 _IMAGINARY = re.compile(
     r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![A-Za-z\\])i(?![A-Za-z])"
@@ -289,17 +288,16 @@ def parse_answer(
     raw = re.sub(
         r",\\!\s*", ",", _LAYOUT_TAIL.sub("", undoubled_backslashes(str(answer)))
     )  # 11,\! 111,\! 100: LaTeX thousands separators
-    raw = _MARKDOWN_EMPHASIS.sub(
-        lambda m: m.group(1) or m.group(2), raw.strip().strip("`")
-    )  # `5/6`, `23.4 + 15.7 = **39.1**` (worksheets)
+    # worksheets' `5/6` in a code span and `23.4 + 15.7 = **39.1**` in bold
+    raw = _MARKDOWN_EMPHASIS.sub(lambda m: m.group(1) or m.group(2), raw.strip().strip("`"))
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
         raw = stated.group(1)
-    shown = _WORKED_WRITTEN.fullmatch(raw.strip())
-    lhs = arithmetic_value(_CURRENCY_SIGNS.sub("", shown.group(1))) if shown else None
-    if (
-        lhs is not None
-    ):  # `23.4 + 15.7 = 39.1`, `£12.45 + £3.67 = £16.12`, `8 × 12 = 96`: exact arithmetic gives the value
+    # a key that shows its working (`-12 + (-10) + 8 = -14`, `£12.45 + £3.67 = £16.12`, `8 × 12 = 96`): the value,
+    # when exact arithmetic on the left gives it
+    shown = _WORKED.fullmatch(raw.strip())
+    lhs = arithmetic_value(_CURRENCY_SIGNS.sub("", shown.group(1)), needs_operator=False) if shown else None
+    if lhs is not None:
         rhs = parse_answer(shown.group(2), problem=problem, units=units)
         if isinstance(rhs, Parsed) and rhs.value == sympy.Rational(lhs.numerator, lhs.denominator):
             return rhs
@@ -359,12 +357,6 @@ def parse_answer(
         return Miss("an equation (a line, a directrix), not one number")
     if m and "=" not in m.group(3):
         s = m.group(3)  # `k=1`, `M=\frac{9}{32}\sqrt{2}`: drop the name
-    worked = _WORKED.fullmatch(s)
-    if worked:  # `-12 + (-10) + (-6) + 0 + 8 = -20`: the value, when the arithmetic before it gives it
-        lhs, rhs = parse_answer(worked.group(1)), parse_answer(worked.group(2))
-        if isinstance(lhs, Parsed) and isinstance(rhs, Parsed) and sympy.simplify(lhs.value - rhs.value) == 0:
-            return rhs
-        return Miss("a worked key whose arithmetic does not give its value")
     if "=" in s:
         return Miss("equation or function")
     unit = None
