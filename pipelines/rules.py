@@ -1057,9 +1057,10 @@ def root_three_angle(problem: str, answer: str) -> bool:
 
 
 def circle_without_pi(problem: str, answer: str) -> bool:
-    """Does a word problem ask a circle's length or area while neither it nor the key writes pi? A statement
-    that typesets mathematics (`$`, `\\(`, `x^2`) is left alone: competition geometry with circles keeps
-    exact keys, and the approximated pi is the school word problem's."""
+    """Does a word problem ask a circle's length or area (or a sphere's, cylinder's or cone's, named in the asking
+    sentence, not as a ratio or a count) while neither it nor the key writes pi? A statement that typesets
+    mathematics (`$`, `\\(`, `x^2`, `√`) is left alone: competition geometry with circles keeps exact keys, and
+    the approximated pi is the school word problem's."""
     text = problem or ""
     if re.search(r"\\pi|π|\bpi\b", f"{text} {answer}", re.I):
         return False
