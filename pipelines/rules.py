@@ -631,7 +631,8 @@ _INEQUALITY = re.compile(
 _SOLVING_ASKED = re.compile(
     r"解集|求解不等式|解不等式|的解[为是]?|最大解|最小解|\bsolution set\b|\bsolve the inequalit", re.I
 )
-_EXTREME_ASKED = re.compile(r"最大值|最小值|\b(?:largest|smallest|greatest|least|maximum|minimum)\b", re.I)
+# an extreme *value* of the solutions asked (not check.py's broader bound words: a bound is not asked here)
+_EXTREME_VALUE_ASKED = re.compile(r"最大值|最小值|\b(?:largest|smallest|greatest|least|maximum|minimum)\b", re.I)
 _NON_STRICT = re.compile(r"[≤≥≦≧]|\\[lg]eq?\b|\\[lg]eqslant|<=|>=")
 _INTEGER_SOLUTIONS = re.compile(
     r"整数|个数|多少个|几个|之和|的和|\b(?:integers?|how many|number of|sum)\b", re.I
@@ -646,7 +647,7 @@ def inequality_solution_asked(problem: str) -> bool:
     ask = _asking_clause(problem)
     if _INTEGER_SOLUTIONS.search(ask):
         return False
-    if _EXTREME_ASKED.search(ask):
+    if _EXTREME_VALUE_ASKED.search(ask):
         return not _NON_STRICT.search(problem) and not _INTEGER_VARIABLES.search(problem)
     return bool(_SOLVING_ASKED.search(ask))
 

@@ -391,7 +391,7 @@ _BOUND_BEFORE = re.compile(
     r"\b(?:at least|at most|more than|less than|fewer than|no more than|no less than|greater than|up to)\s*\$?\s*$",
     re.IGNORECASE,
 )
-_EXTREME_ASKED = re.compile(
+_EXTREME_OR_BOUND_ASKED = re.compile(
     r"\b(?:least|most|minimum|maximum|minimal|maximal|smallest|largest|greatest|fewest|bound|at least|at most)\b"
     r"|至少|至多|最少|最多|最小|最大",
     re.IGNORECASE,
@@ -410,7 +410,7 @@ def _bound_not_value(pred: str, question: str) -> bool:
     return (
         start >= 0
         and bool(_BOUND_BEFORE.search(pred[max(0, start - 30) : start]))
-        and not _EXTREME_ASKED.search(question)
+        and not _EXTREME_OR_BOUND_ASKED.search(question)
     )
 
 
