@@ -132,7 +132,17 @@ _FIGURE_OTHER_LANGUAGES = re.compile(
     # German `Abbildung`, Turkish `şekil`, Polish `rysunek`, Czech `obrázek`, Russian `рисунок`
     r"|hình vẽ|hình bên|\b(?:pada|dalam) gambar\b|\bgambar (?:di )?(?:bawah|berikut|samping)\b|\b(?:na|da|en la|de la) figura\b"
     r"|\b(?:la|sur la|de la) figure\b|\bAbbildung\b|\bşekil(?:de|deki)\b|\brysun(?:ek|ku|kach)\b|\bobrázk?(?:u|em|ek)\b"
-    r"|\bрисун(?:ок|ке|ка)\b",
+    r"|\bрисун(?:ок|ке|ка)\b"
+    # Spanish/Italian `como muestra la figura`, `nella figura`, `in figura`; Japanese `図のように`, `下の図`; Korean `그림`
+    r"|\b(?:la|las|nella|della|in|a) figuras?\b|図の|の図|図で|図に|그림과 같|(?:다음|아래|위의?) 그림|그림에서|그림을 보고",
+    re.I,
+)
+# a region named by its shading or colour (`the shaded region`, `es gris`, `阴影部分`): drawn, not described
+_SHADED = re.compile(
+    r"\bshaded\s+(?:regions?|areas?|parts?|portions?|squares?|triangles?|figures?|sectors?)\b"
+    r"|\bgr[ae]y(?:ed)?\s+(?:regions?|areas?|parts?|portions?)\b"
+    r"|\b(?:área|región|parte|zona|regi[ãa]o|superf[ií]cie)\s+(?:sombreada|gris|cinza)\b|\bes gris\b"
+    r"|\bschraffiert|\bgrisée|阴影",
     re.I,
 )
 _SHOWN_LOOSE = re.compile(
@@ -577,9 +587,21 @@ def _named_letter(answer: str) -> str | None:
     if m:  # `C`, `(C)`; a lower-case key (`c`) names the same option
         return m.group(1).upper()
     m = re.search(r"\\(?:textbf|text|mathrm)\s*\{\s*\(([A-E])\)", answer) or re.match(
-        r"\s*\(([A-E])\)\s|\s*([A-E])\)\s+\S", answer
-    )
-    return (m.group(1) or m.group(2)) if m else None
+        r"\s*\(([A-Ea-e])\)[\s,.:]|\s*([A-Ea-e])\)[\s,.:]*\S", answer
+    )  # `(C), 1910` and `b) 4` too: a letter, then the choice written out
+    return (m.group(1) or m.group(2)).upper() if m else None
+
+
+def _content_after_letter(answer: str) -> str | None:
+    """What a key writes after the letter it names (`1910` in `(C), 1910`, `14 zł` in `B) 14 zł`), or None."""
+    m = re.match(r"\s*\(?[A-Ea-e]\)[\s,.:]*(\S.*)$", answer)
+    return m.group(1).strip() if m else None
+
+
+def _contradicts(content: str, choice: str) -> bool:
+    """A key's written-out choice whose numbers are not the named choice's (`(D), 32` naming `(D) 31`)."""
+    numbers = re.findall(r"\d+(?:[.,]\d+)?", content)
+    return bool(numbers) and numbers != re.findall(r"\d+(?:[.,]\d+)?", choice)
 
 
 def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
@@ -589,6 +611,10 @@ def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
         return None
     letter = _named_letter(answer)
     if letter:
+        content = _content_after_letter(answer)
+        # a letter and a value that is not that choice's: the key contradicts itself, nothing is keyed
+        if content and letter in choices and _contradicts(content, choices[letter]):
+            return None
         return letter
     value = clean_choice(undoubled_backslashes(answer))
     hits = [k for k, v in choices.items() if v == value]
@@ -758,6 +784,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     elif (
         _FIGURE.search(text)
         or _FIGURE_OTHER_LANGUAGES.search(text)
+        or _SHADED.search(text)
         or ((_SHOWN.search(text) or _SHOWN_LOOSE.search(text)) and not _SHOWN_IN_TEXT.search(text))
     ):
         info["diagram"] = "referenced"

@@ -187,11 +187,17 @@ _UNIT_WORDS = re.compile(
 )  # `0.59 gallons`, `8 cm`, `1 step/minute`; never `4% of a` (a multiple of a variable)
 # money before the value: `\$18.90`, `Rs. 750` (AQuA), `₹ 40`, `USD 5`, `€3`
 _CURRENCY_BEFORE = re.compile(r"^(?:\\\$|\$|" + CURRENCY_BEFORE + r")\s*(?=[-.\d\\])")
-# a unit after the number, glued or spaced (`144km`, `100 m`, `2 m/s²`), read off only when the statement writes
+# a unit after the number, glued or spaced (`144km`, `100 m`, `2 m/s²`, `3 Ω`, `10 V`), read off only when the statement writes
 # the same unit after a number (`12km/hr`, `at 0.5 m/s²`): without that, `144km` may be the product 144·k·m
 _UNIT_AFTER = re.compile(
     r"(?<=\d)\s*((?:km|cm|mm|kg|mg|ml|kmph|kmh|mph|hrs?|mins?|secs?|ft|yds?|m|s|g|h|N|J|W|K|Pa|Hz|sq\s*m|sq\s*cm"
-    r"|sq\s*km)(?:\s*/\s*(?:s|h|hr|min|km)(?:\^\s*\{?2\}?|\u00b2)?)?)\.?$"
+    r"|sq\s*km|[mk]?V|m?A|k?\u03a9|k?W|kWh)(?:\s*/\s*(?:s|h|hr|min|km)(?:\^\s*\{?2\}?|\u00b2)?)?)\.?$"
+)
+# a statement about expressions (`Simplify 2m + 3m`, `combine like terms`): a letter after a number is a variable
+_ALGEBRA_ASKED = re.compile(
+    r"\b(?:simplify|expand|factori[sz]e|factor|combine|collect|like terms|in terms of|expression|polynomial|monomials?"
+    r"|binomials?)\b|化简|合并同类项|整式|多项式|单项式",
+    re.I,
 )
 # layout commands a key kept from its LaTeX source: `16\\ \noindent` (MathOdyssey)
 _LAYOUT_TAIL = re.compile(
@@ -325,9 +331,14 @@ def parse_answer(
     s = _strip_outer(raw)
     s = _CURRENCY_BEFORE.sub("", s)  # \$18.90, Rs. 750: the currency is the unit, not the value
     unit_after = _UNIT_AFTER.search(s)
-    if unit_after and (
-        unit_after.group(1) in units
-        or (problem and re.search(r"\d\s*" + re.escape(unit_after.group(1)) + r"(?![A-Za-z])", problem))
+    if (
+        unit_after
+        and (
+            unit_after.group(1) in units
+            or (problem and re.search(r"\d\s*" + re.escape(unit_after.group(1)) + r"(?![A-Za-z])", problem))
+        )
+        # `Simplify 2m + 3m`: a one-letter unit of an algebra statement is its variable (`5m` is 5m)
+        and not (len(unit_after.group(1)) == 1 and problem and _ALGEBRA_ASKED.search(problem))
     ):
         s = s[: unit_after.start()]
     s = _UNIT_PAREN.sub("", s).strip()  # ASDiv: `38 (pages)`, `0.46 (dollars)`
@@ -632,7 +643,9 @@ _SOLVING_ASKED = re.compile(
     r"解集|求解不等式|解不等式|的解[为是]?|最大解|最小解|\bsolution set\b|\bsolve the inequalit", re.I
 )
 # an extreme *value* of the solutions asked (not check.py's broader bound words: a bound is not asked here)
-_EXTREME_VALUE_ASKED = re.compile(r"最大值|最小值|\b(?:largest|smallest|greatest|least|maximum|minimum)\b", re.I)
+_EXTREME_VALUE_ASKED = re.compile(
+    r"最大值|最小值|\b(?:largest|smallest|greatest|least|maximum|minimum)\b", re.I
+)
 _NON_STRICT = re.compile(r"[≤≥≦≧]|\\[lg]eq?\b|\\[lg]eqslant|<=|>=")
 _INTEGER_SOLUTIONS = re.compile(
     r"整数|个数|多少个|几个|之和|的和|\b(?:integers?|how many|number of|sum)\b", re.I
@@ -1075,7 +1088,7 @@ def circle_without_pi(problem: str, answer: str) -> bool:
 
 # `19,5 MB` in a statement that writes its own decimals with a comma (`2,5 razy`): a decimal comma, not a list
 _ANSWER_DECIMAL_COMMA = re.compile(r"^(\s*\$?\s*-?\d+),(\d{1,2}|\d{4,})(?![\d,])")
-_STATEMENT_DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?![\d,])")
+_STATEMENT_DECIMAL_COMMA = re.compile(r"(?<![\d,.])\d+,\d{1,2}(?!\d|,\d)")  # `est 0,7, calculer`
 
 
 def decimal_comma(problem: str, answer: str) -> str:

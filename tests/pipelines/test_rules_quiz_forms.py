@@ -426,3 +426,94 @@ def test_options_without_a_number_say_nothing_about_the_unit():
         "interest?\nOptions: 3% / 4% / 5% / 6% / None of these"
     )
     assert _run(problem, "6%")["answer"] == "6"
+
+
+# set D3 (held-out, 2026-11-29): figures and shading named in other languages, keys that write their letter
+# and the choice out, a decimal comma followed by a comma of the sentence
+@pytest.mark.parametrize(
+    "problem",
+    [
+        "Una cinta de papel se dobla tres veces como muestra la figura. Sabiendo que α = 70°, halle β.",
+        "Nella figura il triangolo ABC ha area 12. Quanto vale l'area del triangolo ABD?",
+        "下の図の三角形の面積は何 cm² ですか。",
+        "다음 그림에서 색칠한 부분의 넓이는 몇 cm²입니까?",
+        # a region named by its colour or shading, with no figure named: the drawing says which part
+        "Las líneas paralelas a la base dividen a los lados en 10 segmentos iguales. ¿Qué porcentaje del area es gris?",
+        "What is the area of the shaded region?",
+    ],
+)
+def test_figures_and_shaded_regions_in_other_languages(problem):
+    assert classify(new_record(source="t", original_problem=problem, original_answer="12"))["status"] == (
+        "rejected:needs_diagram"
+    )
+
+
+@pytest.mark.parametrize(
+    "problem",
+    [
+        # `그림` is also a picture being coloured; `gray tiles` are what the problem counts, not a drawn region
+        "레이첼은 책을 두 권 샀습니다. 한 권에는 23개의 그림이 있고, 다른 한 권에는 32개의 그림이 있었습니다. 모두 몇 개인가요?",
+        "A large square region is paved with 81 gray square tiles. How many tiles are on one side?",
+    ],
+)
+def test_pictures_and_grey_tiles_are_no_figure(problem):
+    assert classify(new_record(source="t", original_problem=problem, original_answer="9"))["status"] == "kept"
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "integer"),
+    [
+        (
+            "Si ambas filas tienen la misma suma, ¿cuál es el valor de x?\nOptions: 1010 / 1020 / 1910 / 1990",
+            "(C), 1910",
+            "1910",
+        ),
+        ("Quantas dezenas tem o número 40?\n   a) 2  b) 4  c) 40  d) 10", "b) 4", "4"),
+    ],
+)
+def test_a_key_naming_its_letter_and_writing_the_choice_out(problem, answer, integer):
+    done = _run(problem, answer)
+    assert done["status"] == "kept" and done["answer"] == integer
+
+
+def test_a_key_whose_letter_and_written_choice_disagree_keys_nothing():
+    # `(D), 32` where (D) reads 6: the key contradicts itself
+    done = _run("¿Cuántos números cumplen la igualdad?\nOptions: 1 / 2 / 32 / 6", "(D), 32")
+    assert done["status"] == "rejected:mc_unresolved"
+
+
+def test_a_decimal_comma_followed_by_the_sentences_comma():
+    problem = "Sachant que la probabilité de A est 0,7, calculer la probabilité de l'événement contraire."
+    assert decimal_comma(problem, "0,3") == "0.3"
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "integer"),
+    [
+        # set C3: every option writes the unit (V = IR = 2 A x 5 ohm = 10 V; R = 9 V / 3 A = 3 ohm)
+        ("If current is 2 A and resistance is 5 Ω, voltage is:\nOptions: 10 V / 7 V / 2.5 V", "10 V", "10"),
+        ("If voltage is 9V and current is 3A, resistance is:\nOptions: 3 Ω / 27 Ω / 12 Ω", "3 Ω", "3"),
+    ],
+)
+def test_electrical_units_every_option_writes(problem, answer, integer):
+    done = _run(problem, answer)
+    assert done["status"] == "kept" and done["answer"] == integer
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        ("Simplify 2A + 3A.", "5 A"),
+        ("Simplify 2m + 3m.", "5m"),  # 5m is an expression in m, not five metres
+        ("Combine like terms: 4g - g", "3g"),
+        ("Simplify 2h + 3h.\nOptions: 5h / 6h / 7h", "5h"),  # every option writes h: still a variable
+    ],
+)
+def test_a_letter_after_a_number_in_algebra_is_a_variable(problem, answer):
+    status = _run(problem, answer)["status"]
+    assert status.startswith("needs_llm:") and "expression" in status
+
+
+def test_a_length_asked_in_words_keeps_its_unit():
+    done = _run("What is 2 m plus 3 m?", "5 m")
+    assert done["status"] == "kept" and done["answer"] == "5"
