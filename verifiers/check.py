@@ -36,7 +36,14 @@ import time
 from dataclasses import dataclass
 
 from verifiers import equations, forms, quickeval
-from verifiers.extract import Extraction, concluded_number_beside, cut_debris, extract, result_stated_after
+from verifiers.extract import (
+    Extraction,
+    concluded_number_beside,
+    cut_debris,
+    extract,
+    number_in_words,
+    result_stated_after,
+)
 from verifiers.kinds import kinds_differ, strip_membership
 from verifiers.normalize import (
     CHINESE_QUALIFIER,
@@ -568,7 +575,14 @@ _DEGREE_SIGN = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree|\bdegrees?\b")
 
 
 # verdicts of a response whose answer was not read as one value: a concluding sentence may still name it
-_UNREAD = ("no_answer", "structure_mismatch", "unparsable", "numeric_mismatch")
+_UNREAD = (
+    "no_answer",
+    "structure_mismatch",
+    "unparsable",
+    "numeric_mismatch",
+    "symbolic_mismatch",
+    "kind_mismatch",
+)
 
 
 def _question_reading(v: Verdict, pred: str, gold: str, question: str, deadline: float) -> Verdict:
@@ -578,6 +592,8 @@ def _question_reading(v: Verdict, pred: str, gold: str, question: str, deadline:
     ex = extract(pred)
     text = ex.answer if ex.how == "answer_line" and ex.answer else pred if ex.how == "none" else None
     number = concluded_number_beside(text, question, marked=ex.how == "answer_line") if text else None
+    if number is None and ex.how == "answer_line" and text:
+        number = number_in_words(text, question)  # `Final answer: seventy-five dollars`
     if number is None:
         return v
     second = _check(number, gold, max(deadline - time.monotonic(), 0.0), deadline, False)

@@ -75,6 +75,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from verifiers.normalize import number_from_words
+
 STYLES = ("auto", "answer_line", "boxed", "gsm8k", "last_number")
 
 
@@ -159,11 +161,13 @@ _SENTENCE = re.compile(
     re.IGNORECASE,
 )
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+_LOST_TAG_OPEN = re.compile(r"^[ \t]*answer>[ \t]*", re.MULTILINE | re.IGNORECASE)
+_DANGLING_CLOSE = re.compile(r"\s*</(?:answer|think)>\s*$", re.IGNORECASE)  # `Answer: 23 jewels. </answer>`
 _HOPE_ANY = re.compile(r"\.?\s*I hope (?:it|this) is correct.*$", re.IGNORECASE | re.DOTALL)
 _HOPE = re.compile(r"\.?\s*I hope (?:it|this) is correct\.?\s*$", re.IGNORECASE)
 _DEBRIS = re.compile(
     r"<\|(?:im_end|im_start|endoftext|end_of_text|eot_id|end|user|assistant|start_header_id)\|>|</s>|<｜end▁of▁sentence｜>"
-    r"|<eoa>"
+    r"|<eoa>|<end>"
 )
 # what may stand between boxes of one answer: punctuation, math delimiters, spacing, and/or (also
 # Chinese: full-width punctuation, 和/与/及/以及 "and", 或/或者 "or": `\\boxed{5}；\\boxed{10}`)
@@ -255,7 +259,7 @@ def _content_span(text: str) -> tuple[int, int]:
     return pos, len(text)
 
 
-_TOKEN_OPENINGS = ("<|", "</s>", "<｜", "<eoa>")  # how every chat-template token (`_DEBRIS`) begins
+_TOKEN_OPENINGS = ("<|", "</s>", "<｜", "<eoa>", "<end>")  # how every chat-template token (`_DEBRIS`) begins
 _WALK_LIMIT = 32  # `<` of the reasoning itself (`a < b`) looked at one by one before the regex takes over
 
 
@@ -491,7 +495,7 @@ def _answer_value(ans: str) -> str | None:
     boxed = extract_boxed(ans)
     if boxed is not None:
         return _strip_wrapping(boxed) or None
-    ans = _HOPE_ANY.sub("", ans)
+    ans = _HOPE_ANY.sub("", _DANGLING_CLOSE.sub("", ans))
     m = _MINERVA.search(ans)  # `Final Answer: The final answer is $X$. I hope it is correct.`
     if m:
         return _sentence_value(ans[m.end() :])
@@ -913,6 +917,66 @@ def concluded_number_beside(text: str, question: str, *, marked: bool = False) -
     return _one_number(sent, frozenset(m.group(0).replace(",", "") for m in _NUMBER.finditer(question)))
 
 
+# words a count or an amount is written with after its number words (`five laps`, `seventy-five dollars`)
+_MEASURE_WORDS = frozenset(
+    [
+        "dollars",
+        "dollar",
+        "cents",
+        "cent",
+        "euros",
+        "euro",
+        "pounds",
+        "yuan",
+        "rupees",
+        "miles",
+        "mile",
+        "kilometers",
+        "kilometres",
+        "km",
+        "meters",
+        "metres",
+        "feet",
+        "foot",
+        "inches",
+        "inch",
+        "hours",
+        "hour",
+        "minutes",
+        "minute",
+        "seconds",
+        "second",
+        "days",
+        "day",
+        "weeks",
+        "week",
+        "months",
+        "month",
+        "years",
+        "year",
+    ]
+)
+
+
+def number_in_words(text: str, question: str) -> str | None:
+    """An answer line written in English number words, then at most two words that name what it counts
+    (`seventy thousand dollars`, `five laps` for a question about laps): the number. The words after it
+    must be the question's own or a unit of money, length or time (`two thirds`, `seven dozen` stay unread)."""
+    words = text.strip().rstrip(".!").replace("-", " ").split()
+    if not 1 <= len(words) <= 8 or any(ch.isdigit() for ch in text):
+        return None
+    asked = {w.rstrip("s") for w in re.findall(r"[a-z]+", question.lower())}
+    for cut in range(len(words), max(len(words) - 3, 0), -1):
+        head, tail = words[:cut], [w.lower() for w in words[cut:]]
+        n = number_from_words(" ".join(head))
+        if n is None:
+            continue
+        if all(w in _MEASURE_WORDS or w.rstrip("s") in asked for w in tail):
+            return str(n)
+        return None
+    return None
+
+
 _WHOLE_ENV = re.compile(
     r"(?:\$\$|\\\[|\$)?\s*(\\begin\{([a-zA-Z]+\*?)\}.*\\end\{\2\})\s*(?:\$\$|\\\]|\$)?\s*\.?", re.DOTALL
 )
@@ -1041,6 +1105,8 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
             return Extraction((field,), "answer_line", "", 0) if field else NONE
+    if "answer>" in text:  # `answer> 14` at a line's start: the R1 tag with its `<` lost, an answer line
+        text = _LOST_TAG_OPEN.sub("Answer: ", text)
     if "<answer" in text or "<ANSWER" in text:  # the R1 format: `<answer>X</answer>` is an answer line
         last_open = text.lower().rfind("<answer>")
         if last_open >= 0 and "</answer>" not in text[last_open:].lower():

@@ -411,6 +411,13 @@ _SIMPLEST_RADICAL = re.compile(r"simplest radical form", re.I)
 _AS_PERCENT = re.compile(
     r"as a percent|in percent|as a percentage|what percent|percentage|百分之几|百分数|百分率", re.I
 )
+# any mention of percent, in the languages the labelled sets hold: without one, `30%` is no answer to "how many elves"
+_PERCENT_MENTIONED = re.compile(
+    r"%|percent|per cent|百分|por ?ciento|porcentaje|porcentagem|prozent|pourcent|pour cent|percentual|per cento"
+    r"|процент|persen|yüzde|phần trăm|퍼센트|パーセント|割合|비율|प्रतिशत|ร้อยละ|asilimia|শতাংশ|శాతం|procent|prosent"
+    r"|percento|درصد|المئة|المئوية|אחוז|pct\b",
+    re.I,
+)
 _FRACTION = re.compile(r"^-?\\?d?frac\{(\d+)\}\{(\d+)\}$|^-?(\d+)/(\d+)$")
 _RADICAL = re.compile(r"\\sqrt\{([^{}]*)\}")
 _AREA_ASKED = re.compile(r"\bin\s+(square|cubic)\s+(\w+)|\bin\s+(km/h|m/s|mph|km/hr)\b", re.I)
@@ -643,6 +650,11 @@ def form_not_asked(answer: str, gold: str, question: str) -> str | None:
                 inner.isdigit() and any(int(inner) % (k * k) == 0 for k in range(2, 32))
             ):
                 return "not_simplest_radical"
+    count = re.fullmatch(r"(-?\d+(?:\.\d+)?)\\?%", a)
+    if count and "%" not in gold and not _PERCENT_MENTIONED.search(question):
+        g = re.fullmatch(r"-?\d+(?:\.\d+)?", gold.replace(" ", "").replace("$", ""))
+        if g and float(g.group(0)) == float(count.group(1)):
+            return "percent_not_asked"  # `30%` for "How many elves are left?" (gold 30)
     if _AS_PERCENT.search(question) and "%" in gold and "%" not in a and re.fullmatch(r"0?\.\d+", a):
         return "not_a_percent"  # `0.5` for "expressed as a percent" (gold 50%)
     asked = _AREA_ASKED.search(plain_units(question))

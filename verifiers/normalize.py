@@ -65,6 +65,7 @@ _ROOT_DIGITS = re.compile("\u221a" + r"\s*(\d+(?:\.\d+)?)")
 _VALUE_END, _VALUE_START = r"(?<=[0-9A-Za-z)\]}|$])", r"(?=[-+0-9A-Za-z(\[{\\$|])"
 _CJK_OR = re.compile(_VALUE_END + r"\s*(?:或者|或)\s*" + _VALUE_START)
 _CJK_AND = re.compile(_VALUE_END + r"\s*(?:以及|和|与|及)\s*" + _VALUE_START)
+_CJK_JOINER_TEXT = re.compile(r"\\(?:text|mbox|mathrm)\s*\{\s*(或者|或|以及|和|与|及)\s*\}")
 # a number times a scale word is that number scaled (`5万` = 50000, `2.5 million` = 2500000), never the
 # bare number with a unit dropped; 千 before a unit is the prefix kilo (`3千米` is 3 km), not a scale
 _SCALE_OF = {"万亿": 10**12, "亿": 10**8, "万": 10**4, "만": 10**4, "억": 10**8, "trillion": 10**12, "billion": 10**9,
@@ -485,7 +486,10 @@ CHINESE_QUALIFIER = re.compile(
 
 def chinese_joiners(s: str) -> str:
     """`5或10` -> `5 or 10`, `5和10` / `5、10` -> a list: read before an answer is split at `=` or `,`."""
-    return _CJK_AND.sub(" and ", _CJK_OR.sub(" or ", s)).replace("\u3001", ", ") if not s.isascii() else s
+    if s.isascii():
+        return s
+    s = _CJK_JOINER_TEXT.sub(r" \1 ", s)  # `x=3 \text{ 或 } x=2`: the joiner written as LaTeX text
+    return _CJK_AND.sub(" and ", _CJK_OR.sub(" or ", s)).replace("\u3001", ", ")
 
 
 def _scaled(s: str) -> str:

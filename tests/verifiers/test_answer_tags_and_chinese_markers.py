@@ -59,3 +59,39 @@ def test_answer_tags_chinese_sentences_and_letter_with_option(pred: str, gold: s
 )
 def test_an_escaped_dollar_is_currency_not_a_math_delimiter(pred: str, gold: str, equivalent: bool) -> None:
     assert verifiers.check(pred, gold, timeout=5).equivalent is equivalent
+
+
+# set AG (held-out, 2026-11-29): small RL models' answer lines as they come, each with its question
+@pytest.mark.parametrize(
+    ("question", "pred", "gold", "equivalent"),
+    [
+        # an answer sentence with one new number, closed by a tag it never opened
+        ("Henry drove 40 miles. How far did he travel between stops?",
+         "x = 40 - 15 = 25.\nAnswer: Henry traveled 25 miles between his first and second stops. </answer>", "25", True),
+        ("How many jewels does Siobhan have?", "25 - 2 = 23.\nAnswer: Siobhan has 23 jewels. </answer>", "23", True),
+        ("How many jewels does Siobhan have?", "25 - 2 = 23.\nAnswer: Siobhan has 24 jewels. </answer>", "23", False),
+        # an answer tag that holds a sentence: its one new number
+        ("Tom had 30 dollars and sets cost 15. How many lego sets?",
+         "30 / 15 = 2 </think>\n<answer> User still has 2 lego sets. </answer>", "2", True),
+        # the R1 tag with its `<` lost, at a line's start
+        ("How many dozen eggs?", "84 / 12 = 7 </think>\nanswer> 7 dozen eggs </answer>", "7", True),
+        ("How long ago was the son born?", "37 - 23 = 14.\nanswer> 14", "14", True),
+        ("How long ago was the son born?", "37 - 23 = 14.\nanswer> 15", "14", False),
+        # an end-of-sequence token glued to the answer
+        ("What was the original price?", "x = 26.\nAnswer: $26.00<end>", "26", True),
+        # number words on the answer line, then what they count (the question's word or a unit)
+        ("Trey runs 4 more laps than Bethany. How many more laps can Bethany run compared to Quinn?",
+         "10 - 5.\n\nFinal answer: five laps", "5", True),
+        ("How much does he spend on yogurt over 30 days?", "15 packs.\n\nFinal answer: seventy-five dollars", "75", True),
+        ("How much does he spend?", "Final answer: two thirds", "2", False),  # a fraction, not two
+        ("How many eggs?", "Final answer: seven dozen", "7", False),  # 84 eggs, not 7
+    ],
+)  # fmt: skip
+def test_answer_lines_of_small_models(question: str, pred: str, gold: str, equivalent: bool) -> None:
+    v = verifiers.check(pred, gold, timeout=5, question=question)
+    assert v.equivalent is equivalent, (pred, gold, v)
+
+
+def test_a_chinese_or_written_as_latex_text_joins_solutions():
+    assert verifiers.check("(x-2)(x-3)=0\n\n\\boxed{x=3 \\text{ 或 } x=2}", "x=2 或 x=3", timeout=5).equivalent
+    assert not verifiers.check("\\boxed{x=3 \\text{ 或 } x=1}", "x=2 或 x=3", timeout=5).equivalent

@@ -63,3 +63,21 @@ import verifiers
 )
 def test_class(pred: str, gold: str, equivalent: bool) -> None:
     assert verifiers.check(pred, gold, timeout=5.0).equivalent is equivalent, verifiers.check(pred, gold)
+
+
+@pytest.mark.parametrize(
+    ("question", "pred", "gold", "equivalent"),
+    [
+        # set AG: `30%` answers "how many elves" with another quantity (a share), not the count 30
+        ("Nissa hires 60 elves. A third quit, then 10 more quit. How many elves are left?", "Answer: 30%", "30", False),
+        ("An engine runs between 300 C and 80 C. Calculate its Carnot efficiency.", "\\boxed{0.38\\%}", "0.38", False),
+        # a question that names percent in any form, or a gold that writes it, keeps `x%` equal to x
+        ("What percent of the elves are left?", "Answer: 30%", "30", True),
+        ("50 छात्रों में से 10 अनुपस्थित हैं। कितने प्रतिशत छात्र अनुपस्थित हैं?", "उत्तर 20% है।", "20", True),
+        ("Wanafunzi 20 kati ya 80 walipata alama A. Ni asilimia ngapi?", "Jibu ni 25%.", "25", True),
+        ("What is the probability of rain?", "Answer: 30%", "0.3", True),  # x/100: the same value
+    ],
+)
+def test_a_percent_where_the_question_asks_none(question: str, pred: str, gold: str, equivalent: bool) -> None:
+    v = verifiers.check(pred, gold, timeout=5, question=question)
+    assert v.equivalent is equivalent, (pred, gold, v)
