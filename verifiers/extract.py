@@ -918,44 +918,10 @@ def concluded_number_beside(text: str, question: str, *, marked: bool = False) -
 
 
 # words a count or an amount is written with after its number words (`five laps`, `seventy-five dollars`)
-_MEASURE_WORDS = frozenset(
-    [
-        "dollars",
-        "dollar",
-        "cents",
-        "cent",
-        "euros",
-        "euro",
-        "pounds",
-        "yuan",
-        "rupees",
-        "miles",
-        "mile",
-        "kilometers",
-        "kilometres",
-        "km",
-        "meters",
-        "metres",
-        "feet",
-        "foot",
-        "inches",
-        "inch",
-        "hours",
-        "hour",
-        "minutes",
-        "minute",
-        "seconds",
-        "second",
-        "days",
-        "day",
-        "weeks",
-        "week",
-        "months",
-        "month",
-        "years",
-        "year",
-    ]
-)
+_MEASURE_WORDS = frozenset({"dollars", "dollar", "cents", "cent", "euros", "euro", "pounds", "yuan", "rupees",
+                            "miles", "mile", "kilometers", "kilometres", "km", "meters", "metres", "feet",
+                            "foot", "inches", "inch", "hours", "hour", "minutes", "minute", "seconds",
+                            "second", "days", "day", "weeks", "week", "months", "month", "years", "year"})  # fmt: skip
 
 
 def number_in_words(text: str, question: str) -> str | None:
