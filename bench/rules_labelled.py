@@ -95,6 +95,7 @@ LABELS_A3 = [DATA / "rule_labels_A3.jsonl"]
 LABELS_B3 = [DATA / "rule_labels_B3.jsonl"]
 LABELS_C3 = [DATA / "rule_labels_C3.jsonl"]
 LABELS_D3 = [DATA / "rule_labels_D3.jsonl"]
+LABELS_E3 = [DATA / "rule_labels_E3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -125,11 +126,12 @@ SETS = {
     "B3": LABELS_B3,
     "C3": LABELS_C3,
     "D3": LABELS_D3,
+    "E3": LABELS_E3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"], "J": ["J"],
-               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "Q": ["Q"], "R": ["R"], "S2": ["S2"], "U2": ["U2"], "S3": ["S3"], "V2": ["V2"], "X2": ["X2"], "Y2": ["Y2"], "Z2": ["Z2"], "A3": ["A3"], "B3": ["B3"], "C3": ["C3"], "D3": ["D3"], "both": ["old", "new"],
-               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R", "S2", "U2", "S3", "V2", "X2", "Y2", "Z2", "A3", "B3", "C3", "D3"]}  # fmt: skip
+               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "Q": ["Q"], "R": ["R"], "S2": ["S2"], "U2": ["U2"], "S3": ["S3"], "V2": ["V2"], "X2": ["X2"], "Y2": ["Y2"], "Z2": ["Z2"], "A3": ["A3"], "B3": ["B3"], "C3": ["C3"], "D3": ["D3"], "E3": ["E3"], "both": ["old", "new"],
+               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R", "S2", "U2", "S3", "V2", "X2", "Y2", "Z2", "A3", "B3", "C3", "D3", "E3"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",
@@ -212,10 +214,14 @@ def rounded_as_labelled(lab: dict) -> dict:
     places = _round_places(lab["rounding"])
     if places is None and re.search(r"nearest (integer|whole number)", lab["rounding"], re.I):
         places = 0
+    scale = re.search(r"nearest (ten|hundred|thousand|ten thousand|million)s?\b", lab["rounding"], re.I)
+    if places is None and scale:  # `nearest thousand` (E3's German `auf Tausender`): a negative place
+        places = -{"ten": 1, "hundred": 2, "thousand": 3, "ten thousand": 4, "million": 6}[scale.group(1).lower()]
     if places is None:
         return lab
     value = sympy.sympify(lab["exact_value"])
-    rounded = sympy.Rational(round(value.evalf(40) * 10**places), 10**places)
+    unit = sympy.Rational(10) ** places
+    rounded = sympy.Rational(round(value.evalf(40) * unit)) / unit
     return {**lab, "exact_value": str(rounded), "exact_from": f"{lab['exact_value']} rounded as asked"}
 
 

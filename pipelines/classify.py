@@ -80,7 +80,11 @@ _OUTSIDE_DATA = re.compile(
     r"subsequent|attached|provided) (table|chart|data|graph|exhibit|information|transactions)\b|"
     r"\b(table|chart|graph|exhibit) (below|above|shown)\b|\bin the table\b|\bfrom the (table|chart|graph)\b|"
     r"\b(based on|using|given|from) the (collected|provided|relevant|available) (data|information)\b|"
-    r"\bfor the relevant information\b|如下表|下表|表中|统计图|统计表",
+    r"\bfor the relevant information\b|如下表|下表|表中|统计图|统计表"
+    # German, Spanish, French, Italian, Portuguese charts and tables named (`aus dem Kreisdiagramm`, `la tabla`)
+    r"|\b\w*diagramm\b|\bSchaubild|\b(?:der|die|dem|den) Tabelle\b|\b(?:el|del|la|en la) (?:gráfico|gráfica|tabla)\b"
+    r"|\b(?:le|du|ce) (?:graphique|diagramme|tableau)\b|\b(?:il|la|nel|nella) (?:grafico|tabella)\b"
+    r"|\b(?:o|a|no|na) (?:gráfico|tabela)\b",
     re.I,
 )
 # a template's slots where the numbers should be (`costs number0 dollars`, `[NUM1]`): the values live elsewhere in

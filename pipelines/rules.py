@@ -199,6 +199,14 @@ _ALGEBRA_ASKED = re.compile(
     r"|binomials?)\b|化简|合并同类项|整式|多项式|单项式",
     re.I,
 )
+
+
+def _one_letter_variable(letter: str, problem: str) -> bool:
+    """`m` in `Simplify 2m + 3m` or in the bare `2m + 4m`: an algebra statement, or like terms added or subtracted."""
+    like_terms = re.escape(letter) + r"\s*[-+]\s*\d*\s*" + re.escape(letter) + r"(?![A-Za-z])"
+    return bool(_ALGEBRA_ASKED.search(problem) or re.search(r"\d\s*" + like_terms, problem))
+
+
 # layout commands a key kept from its LaTeX source: `16\\ \noindent` (MathOdyssey)
 _LAYOUT_TAIL = re.compile(
     r"(?:\s|\\\\|\\(?:noindent|newline|par|medskip|bigskip|smallskip)\b|\\vspace\*?\{[^}]*\})+$"
@@ -337,8 +345,8 @@ def parse_answer(
             unit_after.group(1) in units
             or (problem and re.search(r"\d\s*" + re.escape(unit_after.group(1)) + r"(?![A-Za-z])", problem))
         )
-        # `Simplify 2m + 3m`: a one-letter unit of an algebra statement is its variable (`5m` is 5m)
-        and not (len(unit_after.group(1)) == 1 and problem and _ALGEBRA_ASKED.search(problem))
+        # `Simplify 2m + 3m`, `2m + 4m`: a one-letter unit of an algebra statement or of like terms is a variable
+        and not (len(unit_after.group(1)) == 1 and problem and _one_letter_variable(unit_after.group(1), problem))
     ):
         s = s[: unit_after.start()]
     s = _UNIT_PAREN.sub("", s).strip()  # ASDiv: `38 (pages)`, `0.46 (dollars)`
@@ -1026,6 +1034,9 @@ def digit_groups_miss(problem: str, answer: str) -> Miss | None:
         return None
     if not _WELL_FORMED_GROUPS.match(s):
         return None  # `0,315`, `1,3,5`: never a thousands number; `parse_answer` reads it as a list
+    if re.fullmatch(r"-?\d{1,3},\d{3}", s) and _STATEMENT_DECIMAL_COMMA.search(problem or ""):
+        # `849,615` where the statement writes `883,60 €`: a decimal comma as likely as a thousands separator
+        return Miss(f"digit groups {s!r} in a statement that writes decimal commas: a decimal or a thousands number?")
     question = re.split(r"(?<=[.!])\s+", (problem or "").strip())[-1]
     if _SUGGESTS_TWO.search(question) or several_asks(problem):
         return Miss(f"digit groups {s!r} while the question may ask for several values: a list?")

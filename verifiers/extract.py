@@ -169,6 +169,8 @@ _DEBRIS = re.compile(
     r"<\|(?:im_end|im_start|endoftext|end_of_text|eot_id|end|user|assistant|start_header_id)\|>|</s>|<｜end▁of▁sentence｜>"
     r"|<eoa>|<end>"
 )
+# Math-Shepherd's step tag (`... = 6 + 9i$. ки`), written after each step by PRM-scored generations: no text of the answer
+_STEP_TAG = re.compile(r"[ \t]*(?<![А-Яа-яЁё])ки(?![А-Яа-яЁё])")
 # what may stand between boxes of one answer: punctuation, math delimiters, spacing, and/or (also
 # Chinese: full-width punctuation, 和/与/及/以及 "and", 或/或者 "or": `\\boxed{5}；\\boxed{10}`)
 _JOINER = re.compile(
@@ -1031,6 +1033,8 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     once; otherwise the final 2,000 and then 16,000 characters are read, and their answer stands
     when the marker that decided sits well inside them (see `_window_decides`); only a response
     whose answer is not near its end is read whole. The same answer as reading it whole."""
+    if not gold and "ки" in text:
+        text = _STEP_TAG.sub("", text)
     text = _before_invented_turn(text, gold, cut_off)
     if (
         not gold

@@ -446,13 +446,15 @@ _RATIONAL_DENOMINATOR = re.compile(
 _RADICAL_BELOW = re.compile(r"\\frac\{(?:[^{}]|\{[^{}]*\})*\}\{(?:[^{}]|\{[^{}]*\})*\\sqrt|/\(?\d*\\sqrt")
 _INTERVAL_ASKED = re.compile(r"interval notation", re.I)
 _INEQUALITY = re.compile(r"<|>|\\[lg]eq?\b|\\[lg]eqslant|\\[lg]t\b|[≤≥]")
-_SLOPE_FORM_ASKED = re.compile(r"in the form\W{0,4}y\s*=\s*mx\s*\+\s*b", re.I)
+_SLOPE_FORM_ASKED = re.compile(r"in the form\W{0,4}y\s*=\s*mx\s*\+\s*b|slope[- ]intercept form", re.I)
 _PLANE_FORM_ASKED = re.compile(r"A\s*>\s*0", re.I)
 _FACTOR_ASKED = re.compile(
     r"^\s*(?:Completely\s+)?Factor\b|\bfactor (?:the )?(?:expression|polynomial)\b", re.I
 )
 
 
+# two terms added or subtracted (not a leading sign): `\frac{1}{3}+\frac{1}{4}`, `1-\frac{1}{4}`
+_SUM_OF_TERMS = re.compile(r"(?<=[\d}])\s*[-+]\s*(?=[\d\\])")
 _FRACTION_FORM_ASKED = re.compile(r"in the form\W{0,4}\\[dt]?frac\s*\{", re.I)
 # "Expand", or a polynomial's standard form (`in the form $Ar^2 + Br + C$`): a sum of terms, no product with a sum
 _EXPANSION_ASKED = re.compile(
@@ -517,6 +519,8 @@ def _named_form_missing(a: str, gold: str, question: str) -> str | None:
         and not _NOT_RATIONAL.search(g)
     ):
         return "not_a_fraction"  # `\log_4 8` for "Express your answer as a common fraction"
+    if _AS_FRACTION.search(question) and _single_fraction(g) and _SUM_OF_TERMS.search(a):
+        return "not_a_fraction"  # `\frac{1}{3}+\frac{1}{4}` for "as a common fraction": a sum left undone
     if _AS_DECIMAL.search(question) and not _WRITTEN_AS_FRACTION.search(g) and _WRITTEN_AS_FRACTION.search(a):
         return "not_a_decimal"  # `\frac{15}{100}`, `4\frac12`, `6.72\times 10^{-5}` for "as a decimal"
     if _AS_MIXED.search(question) and _MIXED_NUMBER.match(g) and not _MIXED_NUMBER.match(a):

@@ -93,5 +93,24 @@ def test_answer_lines_of_small_models(question: str, pred: str, gold: str, equiv
 
 
 def test_a_chinese_or_written_as_latex_text_joins_solutions():
-    assert verifiers.check("(x-2)(x-3)=0\n\n\\boxed{x=3 \\text{ 或 } x=2}", "x=2 或 x=3", timeout=5).equivalent
+    assert verifiers.check(
+        "(x-2)(x-3)=0\n\n\\boxed{x=3 \\text{ 或 } x=2}", "x=2 或 x=3", timeout=5
+    ).equivalent
     assert not verifiers.check("\\boxed{x=3 \\text{ 或 } x=1}", "x=2 或 x=3", timeout=5).equivalent
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "equivalent"),
+    [
+        # Math-Shepherd's step tag `ки` after each step (set AH's openr outputs): no part of the answer
+        (
+            "So $6 + 9i$. ки\nStep 1: So the final answer is $\\boxed{6+9i}$. The answer is: 6+9i ки\n\n",
+            "6+9i",
+            True,
+        ),
+        ("Step 2: The answer is: \\frac{14}{3}ки", "\\frac{14}{3}", True),
+        ("Step 2: The answer is: \\frac{14}{5} ки", "\\frac{14}{3}", False),
+    ],
+)
+def test_math_shepherd_step_tags(pred: str, gold: str, equivalent: bool) -> None:
+    assert verifiers.check(pred, gold, timeout=5).equivalent is equivalent

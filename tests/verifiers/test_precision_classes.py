@@ -69,8 +69,18 @@ def test_class(pred: str, gold: str, equivalent: bool) -> None:
     ("question", "pred", "gold", "equivalent"),
     [
         # set AG: `30%` answers "how many elves" with another quantity (a share), not the count 30
-        ("Nissa hires 60 elves. A third quit, then 10 more quit. How many elves are left?", "Answer: 30%", "30", False),
-        ("An engine runs between 300 C and 80 C. Calculate its Carnot efficiency.", "\\boxed{0.38\\%}", "0.38", False),
+        (
+            "Nissa hires 60 elves. A third quit, then 10 more quit. How many elves are left?",
+            "Answer: 30%",
+            "30",
+            False,
+        ),
+        (
+            "An engine runs between 300 C and 80 C. Calculate its Carnot efficiency.",
+            "\\boxed{0.38\\%}",
+            "0.38",
+            False,
+        ),
         # a question that names percent in any form, or a gold that writes it, keeps `x%` equal to x
         ("What percent of the elves are left?", "Answer: 30%", "30", True),
         ("50 छात्रों में से 10 अनुपस्थित हैं। कितने प्रतिशत छात्र अनुपस्थित हैं?", "उत्तर 20% है।", "20", True),
@@ -78,6 +88,27 @@ def test_class(pred: str, gold: str, equivalent: bool) -> None:
         ("What is the probability of rain?", "Answer: 30%", "0.3", True),  # x/100: the same value
     ],
 )
-def test_a_percent_where_the_question_asks_none(question: str, pred: str, gold: str, equivalent: bool) -> None:
+def test_a_percent_where_the_question_asks_none(
+    question: str, pred: str, gold: str, equivalent: bool
+) -> None:
+    v = verifiers.check(pred, gold, timeout=5, question=question)
+    assert v.equivalent is equivalent, (pred, gold, v)
+
+
+@pytest.mark.parametrize(
+    ("question", "pred", "gold", "equivalent"),
+    [
+        # set AH: the form a question names, in words or as a sum left undone
+        ("Evaluate $27^{-1/3} + 32^{-2/5}$. Express your answer as a common fraction.",
+         "$$\\boxed{\\frac{1}{3}+\\frac{1}{4}}$$", "\\frac{7}{12}", False),
+        ("Express your answer as a common fraction.", "\\boxed{\\frac{7}{12}}", "\\frac{7}{12}", True),
+        ("Express your answer as a common fraction.", "\\boxed{-\\frac{3}{4}}", "-\\frac{3}{4}", True),  # a sign
+        ("Write the equation of the line in slope-intercept form.", "It is $\\boxed{2x + y = 1}$.", "y=-2x+1", False),
+        ("Write the equation of the line in slope-intercept form.", "It is $\\boxed{y = -2x + 1}$.", "y=-2x+1", True),
+    ],
+)  # fmt: skip
+def test_forms_named_in_words_and_sums_left_undone(
+    question: str, pred: str, gold: str, equivalent: bool
+) -> None:
     v = verifiers.check(pred, gold, timeout=5, question=question)
     assert v.equivalent is equivalent, (pred, gold, v)
