@@ -216,7 +216,9 @@ def rounded_as_labelled(lab: dict) -> dict:
         places = 0
     scale = re.search(r"nearest (ten|hundred|thousand|ten thousand|million)s?\b", lab["rounding"], re.I)
     if places is None and scale:  # `nearest thousand` (E3's German `auf Tausender`): a negative place
-        places = -{"ten": 1, "hundred": 2, "thousand": 3, "ten thousand": 4, "million": 6}[scale.group(1).lower()]
+        places = -{"ten": 1, "hundred": 2, "thousand": 3, "ten thousand": 4, "million": 6}[
+            scale.group(1).lower()
+        ]
     if places is None:
         return lab
     value = sympy.sympify(lab["exact_value"])

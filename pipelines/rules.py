@@ -207,6 +207,7 @@ def _one_letter_variable(letter: str, problem: str) -> bool:
     return bool(_ALGEBRA_ASKED.search(problem) or re.search(r"\d\s*" + like_terms, problem))
 
 
+_CURRENCY_AFTER = re.compile(r"(?<=\d)(?:\s|\\[,;!])*(?:€|₽|₺|₹|£|¥|₫|₴|\\\$|\$)$")
 # layout commands a key kept from its LaTeX source: `16\\ \noindent` (MathOdyssey)
 _LAYOUT_TAIL = re.compile(
     r"(?:\s|\\\\|\\(?:noindent|newline|par|medskip|bigskip|smallskip)\b|\\vspace\*?\{[^}]*\})+$"
@@ -338,6 +339,7 @@ def parse_answer(
         raw = counted.group(1)
     s = _strip_outer(raw)
     s = _CURRENCY_BEFORE.sub("", s)  # \$18.90, Rs. 750: the currency is the unit, not the value
+    s = _CURRENCY_AFTER.sub("", s)  # `40€`, `375 €`, `50\,₽`: a currency sign written after the amount
     unit_after = _UNIT_AFTER.search(s)
     if (
         unit_after
@@ -346,7 +348,9 @@ def parse_answer(
             or (problem and re.search(r"\d\s*" + re.escape(unit_after.group(1)) + r"(?![A-Za-z])", problem))
         )
         # `Simplify 2m + 3m`, `2m + 4m`: a one-letter unit of an algebra statement or of like terms is a variable
-        and not (len(unit_after.group(1)) == 1 and problem and _one_letter_variable(unit_after.group(1), problem))
+        and not (
+            len(unit_after.group(1)) == 1 and problem and _one_letter_variable(unit_after.group(1), problem)
+        )
     ):
         s = s[: unit_after.start()]
     s = _UNIT_PAREN.sub("", s).strip()  # ASDiv: `38 (pages)`, `0.46 (dollars)`
@@ -1026,6 +1030,15 @@ _SUGGESTS_TWO = re.compile(
 )
 
 
+# a statement that writes a repeating decimal with a comma (`16,\bar{6}`) or asks for decimal places in a language
+# that writes decimal commas (`Runde auf drei Nachkommastellen`, `tres decimales`)
+_DECIMAL_COMMA_WORDS = re.compile(
+    r"\d,\\(?:bar|overline)|Nachkommastelle|Dezimalstelle|\bdecimales\b|\bdécimales\b|\bdecimali\b|casas decimais"
+    r"|знак\w* после запятой|chữ số thập phân|miejsc\w* po przecinku",
+    re.I,
+)
+
+
 def digit_groups_miss(problem: str, answer: str) -> Miss | None:
     """A Miss when `120,450` in an answer may be a list, not one number with a thousands separator."""
     s = _strip_outer(re.sub(r",\\!\s*", ",", str(answer or "")))
@@ -1034,9 +1047,13 @@ def digit_groups_miss(problem: str, answer: str) -> Miss | None:
         return None
     if not _WELL_FORMED_GROUPS.match(s):
         return None  # `0,315`, `1,3,5`: never a thousands number; `parse_answer` reads it as a list
-    if re.fullmatch(r"-?\d{1,3},\d{3}", s) and _STATEMENT_DECIMAL_COMMA.search(problem or ""):
+    if re.fullmatch(r"-?\d{1,3},\d{3}", s) and (
+        _STATEMENT_DECIMAL_COMMA.search(problem or "") or _DECIMAL_COMMA_WORDS.search(problem or "")
+    ):
         # `849,615` where the statement writes `883,60 €`: a decimal comma as likely as a thousands separator
-        return Miss(f"digit groups {s!r} in a statement that writes decimal commas: a decimal or a thousands number?")
+        return Miss(
+            f"digit groups {s!r} in a statement that writes decimal commas: a decimal or a thousands number?"
+        )
     question = re.split(r"(?<=[.!])\s+", (problem or "").strip())[-1]
     if _SUGGESTS_TWO.search(question) or several_asks(problem):
         return Miss(f"digit groups {s!r} while the question may ask for several values: a list?")

@@ -84,6 +84,7 @@ NON_INTEGER_FLOOR = {
     "B3": 0.25,  # 3/11
     "C3": 0.1,  # 2/20: science and finance decimals (a solver's, by design)
     "D3": 0.0,  # 0/37: Japanese and French decimals in words, German areas (the closure reads English only)
+    "E3": 0.0,  # 0/6: olympiad variants and German percentages (a solver's)
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
@@ -271,6 +272,13 @@ SCIENCE_C3 = {
     # infusion rates "rounded to the nearest whole number": a rounding asked in an applied statement
     "tutorasap6/hugo_web/content/english/blog/nr-nr452-medication-calculation-practice:-prepare-for-math-exam.md",
 }
+# set E3 (2026-11-29, seventh session; "Sets C3, D3 and E3"): a file of LLM-written variants of olympiad problems
+# (`For $n = 5$, ...`) that use what they never define (S(a), the windmill process, a grid game's rules, "the given
+# condition") or have no unique answer; nine more of its keys are wrong. Only a solver sees these
+NOT_SEEN_E3 = {
+    f"ritwikareddykancharla/aimo-math-reasoner/aimo3_problems.md:{i}"
+    for i in (2, 5, 6, 9, 12, 13, 14, 15, 17, 18, 19, 24, 25, 26, 29)
+}
 # set B3 (placement-test banks, Vietnamese and Spanish exam banks, a STEM game; "Set B3"): a wire drawn from 66 cm³ of
 # silver keyed 84 m, which is 264/pi with pi taken as 22/7; nothing in the text names a circle or a solid
 NOT_SEEN_B3 = {"Sakthi1203/Placement-Dashboard/questions_volume.js:2"}
@@ -311,6 +319,7 @@ ALL_SETS = [
     "B3",
     "C3",
     "D3",
+    "E3",
 ]
 # sets of 150 labels or more (old, new, S2 and L have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L"}
@@ -380,6 +389,7 @@ def test_no_wrong_rewrite_kept_that_rules_could_see(scored):
         | DISPUTES_Y2
         | NOT_SEEN_Z2
         | NOT_SEEN_B3
+        | NOT_SEEN_E3
     )
     wrong = {d["case_id"] for d in result["details"] if d["verdict"] == "wrong" and not d["source_key_wrong"]}
     assert wrong - allowed == set(), name

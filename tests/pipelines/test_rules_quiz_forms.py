@@ -517,3 +517,34 @@ def test_a_letter_after_a_number_in_algebra_is_a_variable(problem, answer):
 def test_a_length_asked_in_words_keeps_its_unit():
     done = _run("What is 2 m plus 3 m?", "5 m")
     assert done["status"] == "kept" and done["answer"] == "5"
+
+
+# set E3 (held-out, 2026-11-29)
+def test_like_terms_written_bare_are_an_expression():
+    status = _run("2m + 4m", "6m")["status"]  # 6m, not six metres
+    assert status.startswith("needs_llm:") and "expression" in status
+
+
+@pytest.mark.parametrize(
+    "problem",
+    [
+        "Nach einer Mieterhöhung von 4% muss eine Familie jetzt 883,60€ Miete zahlen. Wie hoch war die Miete vorher?",
+        "Wie viel Prozent sind 2600 von 14400 Stimmen? Runde auf drei Nachkommastellen.",
+    ],
+)
+def test_three_digits_after_a_comma_where_the_statement_writes_decimal_commas(problem):
+    # `849,615` is 849.615 (the rent before the rise) as likely as 849615: no rule decides
+    status = _run(problem, "849,615")["status"]
+    assert status.startswith("needs_llm:") and "decimal commas" in status
+
+
+def test_a_currency_sign_after_the_amount():
+    done = _run("a) Wie viel sind $80\\%$ von $50\\,$€?", "40€")
+    assert done["status"] == "kept" and done["answer"] == "40"
+
+
+def test_a_pie_chart_named_in_german_is_data_outside_the_statement():
+    problem = "Es wurden 44000 Menschen interviewt. Bestimme aus dem Kreisdiagramm die Anzahl der Menschen mit Antwort a."
+    assert classify(new_record(source="t", original_problem=problem, original_answer="11000"))[
+        "status"
+    ].startswith("rejected:")
