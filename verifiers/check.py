@@ -11,7 +11,8 @@ tests/verifiers/test_symmetry.py checks it on every labelled pair):
 - Percent: `x%` (also `x percent`, `x pct`) equals `x/100`, whichever side writes the sign (`0.5` and
   `50\\%`, `5\\%` and `0.05`, `25\\%` and `\\frac14`), and `x` itself when the other side is a plain number
   (`50` and `50\\%`: a count of percent), never a fraction (`0.5\\%` is not `\\frac12`); two percents compare as numbers
-  (`2.8\\%` is not `28\\%`), and `50\\%` is never `5` or `0.05`.
+  (`2.8\\%` is not `28\\%`), and `50\\%` is never `5` or `0.05`. With the question, `30\\%` against a plain `30`
+  needs a question that names percent (`forms.form_not_asked`: `percent_not_asked`).
 - Decimals against exact values: a decimal is the exact rational it writes, alone or inside an
   expression. `0.25` is `\\frac14` and `0.5x` is `\\frac{x}{2}`, but no decimal equals an irrational or
   a repeating value, however many digits it has (`0.8660254037844386` is not `\\frac{\\sqrt3}{2}`,
