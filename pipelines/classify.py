@@ -475,6 +475,30 @@ VERIFIABILITY = {
 }
 
 
+# a right triangle's third side asked when the statement names neither the hypotenuse nor the legs (`sides 3, 4 and x`):
+# x is 5 or sqrt(7)
+_RIGHT_TRIANGLE = re.compile(
+    r"\bright(?:[- ]angled)? triangle|tam giác vuông|triángulo rectángulo|triângulo retângulo|rechtwinklig\w* Dreieck"
+    r"|triangle rectangle|segitiga siku|прямоугольн\w* треугольник|直角三角形",
+    re.I,
+)
+_SIDES_AND_UNKNOWN = re.compile(
+    r"\d+(?:[.,]\d+)?\s*(?:,\s*(?:and|y|e|et|und|và|и|dan)?|and|y|e|et|und|và|и|dan|和)\s*\$?[a-z]\$?(?![\w(])",
+    re.I,
+)
+_SIDE_NAMED = re.compile(
+    r"hypot[eé]nus|\blegs?\b|cateto|kathete|cạnh huyền|góc vuông|catet|катет|гипотенуз|斜边|直角边|sisi miring|longest side",
+    re.I,
+)
+
+
+def hypotenuse_unnamed(text: str) -> bool:
+    """A right triangle with two sides given and the third unknown, with no word for which one is the hypotenuse."""
+    return bool(
+        _RIGHT_TRIANGLE.search(text) and _SIDES_AND_UNKNOWN.search(text) and not _SIDE_NAMED.search(text)
+    )
+
+
 def coded_answer(text: str, answer: str) -> bool:
     """The key is a code for yes/no or for a label (a 1-in-2 or 1-in-n guess), not a computed number.
 
@@ -757,7 +781,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     info["rounding"] = rounding_asked(text)
     if _ESTIMATE.search(text) and not info["rounding"]:
         reasons.append("approximate")
-    if _ONE_OF_MANY.search(text):
+    if _ONE_OF_MANY.search(text) or hypotenuse_unnamed(text):
         reasons.append("one_of_many")
     if _CONSTRUCTION.search(text) and not _ASKS_NUMBER.search(text):
         reasons.append("construction")

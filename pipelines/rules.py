@@ -91,6 +91,7 @@ from pipelines.classify import (
     science_signals,
     several_asks,
 )
+from verifiers.forms import PERCENT_MENTIONED
 from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands, undoubled_backslashes
 
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
@@ -234,6 +235,11 @@ def _approximates(decimal: str, fraction: str) -> bool:
 
 
 # a key written as a sentence with one value in math: `Show that $a=2$.`, `Show that the answer is $\frac13$.`
+_KEY_LABEL = re.compile(
+    r"^(?:Đáp án|Đáp số|Answer|Ans|Odpowiedź|Respuesta|Resposta|Réponse|Antwort|Jawaban|Ответ|Cevap|答案|答)\s*[:：]\s*",
+    re.I,
+)
+_SPAN_THEN_WORDS = re.compile(r"^\$\s*(-?\d+(?:[.,]\d+)?)\s*\$(?=\s+[^\W\d_])")
 _STATED_KEY = re.compile(r"(?:Show|Prove) that [^$\d]*\$([^$]+)\$[^$\d]*\.?")
 # a number and a Chinese measure word or unit (`24项`, `2个`, `15厘米`), not a scale (`3万` is 30000)
 _CJK_MEASURE = re.compile(
@@ -267,14 +273,14 @@ _TIMES_BEFORE_BRACKET = re.compile(r"(?<=[\d)\]}])\s*(?=(?:\\left\s*)?\()")
 
 # `40 m²` for an area of a figure measured in m: the squared or cubed unit of a length the statement uses
 _POWER_OF_LENGTH = re.compile(r"^(mm|cm|dm|m|km|in|ft|yd)\s*(?:²|³|\^\s*\{?[23]\}?)$")
-_HOW_MANY = r"\bhow many|\bbao nhiêu|\bberapa|多少|几"
+_HOW_MANY = r"\bhow many|\bbao nhiêu|\bberapa|\bile|\bcuántos|\bcuántas|\bquantos|\bquantas|\bwie viele|\bcombien de|多少|几"
 _AREA_OR_VOLUME = re.compile(r"\b(area|volume|surface)\b|diện tích|thể tích|面积|体积|luas|volum", re.I)
 
 
 def _unit_in_statement(unit: str, problem: str) -> bool:
     """Does the statement write `unit` after a number (`28 học sinh`) or ask for it (`bao nhiêu giờ`, `how
     many days`), or, for `m²` when it asks an area or a volume, write the length unit itself (`8 m`)?"""
-    if re.search(r"(?:\d|" + _HOW_MANY + r")\s*" + re.escape(unit) + r"(?!\w)", problem, re.I):
+    if re.search(r"(?:\d\$?|" + _HOW_MANY + r")\s*" + re.escape(unit) + r"(?!\w)", problem, re.I):
         return True
     power = _POWER_OF_LENGTH.match(unit)
     return bool(
@@ -305,6 +311,8 @@ def parse_answer(
     )  # 11,\! 111,\! 100: LaTeX thousands separators
     # worksheets' `5/6` in a code span and `23.4 + 15.7 = **39.1**` in bold
     raw = _MARKDOWN_EMPHASIS.sub(lambda m: m.group(1) or m.group(2), raw.strip().strip("`"))
+    raw = _KEY_LABEL.sub("", raw.strip())  # `Đáp án: 100 (km).`, `Answer: 12`: the key's own label
+    raw = _SPAN_THEN_WORDS.sub(r"\1", raw)  # `$100$ zł`, `$32768$ sposobów`: the number out of its math span
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
         raw = stated.group(1)
@@ -613,8 +621,10 @@ _ASKS_UNIT = {
         r"nearest (tenth of a |hundredth of a )?degree)\b|度数",
         re.I,
     ),
-    "percent": re.compile(r"\b(what percent|percent(age)?)\b|\\?%|百分", re.I),
+    "percent": PERCENT_MENTIONED,  # `what percent`, `%`, `Jakim procentem`, `百分之几`, in the languages labelled
 }
+# the statement writes its own angles in degrees (`angles x, x and 40°`): degrees are its unit, unless radians are named
+_WRITES_DEGREES = re.compile(r"\d\s*(?:°|\^\s*\{?\s*\\circ)")
 # the statement asks for an exact form that a decimal key can only approximate
 _ASKS_EXACT_FORM = re.compile(
     r"common fraction|simplest (radical|fractional) form|radical form|in terms of \\?pi|lowest terms|"
@@ -1218,7 +1228,10 @@ def apply_rules(
     proof = []
     if unit:
         # the question asks for the unit, or every option wrote it (`Options: 3% / 4% / 5%`)
-        if not (_ASKS_UNIT[unit].search(problem or "") or set(units) & _UNIT_SIGNS[unit]):
+        writes_degrees = (
+            unit == "degrees" and _WRITES_DEGREES.search(problem or "") and "radian" not in problem
+        )
+        if not (_ASKS_UNIT[unit].search(problem or "") or set(units) & _UNIT_SIGNS[unit] or writes_degrees):
             return Miss(f"answer in {unit} but the statement does not ask for {unit} (required unit)")
         proof.append(f"the statement asks for the answer in {unit}")
     if unit or not v.is_Integer:  # a trailing "Express your answer as ..." would contradict the new form

@@ -185,6 +185,8 @@ _FACTOR: dict[str, tuple[str, Fraction]] = {
     "L": ("volume", Fraction(1)),
 }
 _PLAIN = re.compile(r"-?\d+(?:\.\d+)?")
+_IN_DOLLARS = re.compile(r"\$\s*\d|\bdollars?\b", re.I)
+_CENTS_NAMED = re.compile(r"\bcents?\b|¢", re.I)
 # `2 hours 30` (what split_unit leaves of `2 hours 30 minutes`): a whole part in a larger unit, then the rest
 _COMPOUND = re.compile(r"(\d+(?:\.\d+)?)\s*([A-Za-z]+)\.?\s*(?:and\s+)?(\d+(?:\.\d+)?)")
 
@@ -411,8 +413,9 @@ _SIMPLEST_RADICAL = re.compile(r"simplest radical form", re.I)
 _AS_PERCENT = re.compile(
     r"as a percent|in percent|as a percentage|what percent|percentage|百分之几|百分数|百分率", re.I
 )
-# any mention of percent, in the languages the labelled sets hold: without one, `30%` is no answer to "how many elves"
-_PERCENT_MENTIONED = re.compile(
+# any mention of percent, in the languages the labelled sets hold (the rules step reads it too): without one, `30%`
+# is no answer to "how many elves"
+PERCENT_MENTIONED = re.compile(
     r"%|percent|per cent|百分|por ?ciento|porcentaje|porcentagem|prozent|pourcent|pour cent|percentual|per cento"
     r"|процент|persen|yüzde|phần trăm|퍼센트|パーセント|割合|비율|प्रतिशत|ร้อยละ|asilimia|শতাংশ|శాతం|procent|prosent"
     r"|percento|درصد|المئة|المئوية|אחוז|pct\b",
@@ -590,6 +593,8 @@ def unit_not_used(answer: str, gold: str, question: str) -> bool:
     if not unit or split_unit(gold)[1]:
         return False  # no unit written, or the gold has its own (compared as written)
     q = plain_units(question)
+    if unit == "cents" and _IN_DOLLARS.search(question) and not _CENTS_NAMED.search(question):
+        return True  # `#### 300 cents` for a question priced in dollars: 3 dollars, not the 300 asked
     power = _POWER_ASKED.search(q)
     if power:
         return unit.replace("^", "") != power.group(1) + power.group(2)
@@ -655,7 +660,7 @@ def form_not_asked(answer: str, gold: str, question: str) -> str | None:
             ):
                 return "not_simplest_radical"
     count = re.fullmatch(r"(-?\d+(?:\.\d+)?)\\?%", a)
-    if count and "%" not in gold and not _PERCENT_MENTIONED.search(question):
+    if count and "%" not in gold and not PERCENT_MENTIONED.search(question):
         g = re.fullmatch(r"-?\d+(?:\.\d+)?", gold.replace(" ", "").replace("$", ""))
         if g and float(g.group(0)) == float(count.group(1)):
             return "percent_not_asked"  # `30%` for "How many elves are left?" (gold 30)

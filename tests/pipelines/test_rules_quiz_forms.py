@@ -548,3 +548,43 @@ def test_a_pie_chart_named_in_german_is_data_outside_the_statement():
     assert classify(new_record(source="t", original_problem=problem, original_answer="11000"))[
         "status"
     ].startswith("rejected:")
+
+
+# set F3 (held-out, 2026-11-29): the third side of a right triangle whose hypotenuse is not named has two values
+@pytest.mark.parametrize(
+    ("problem", "status"),
+    [
+        (
+            "If a triangle has sides 3, 4, and x, and is a right triangle, find x.",
+            "rejected:one_of_many",
+        ),  # 5 or sqrt 7
+        ("Một tam giác vuông có hai cạnh 6 và x, cạnh còn lại 10. Tìm x.", "rejected:one_of_many"),
+        ("A right triangle has legs 3 and 4 and hypotenuse x. Find x.", "kept"),
+        ("In a right triangle with sides 6, 8 and 10, what is the area?", "kept"),
+    ],
+)
+def test_a_right_triangles_third_side_without_its_hypotenuse(problem, status):
+    assert _run(problem, "5")["status"] == status
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "integer"),
+    [
+        (
+            "Một ô tô đi 2 giờ, mỗi giờ 50 km. Hỏi ô tô đi được bao nhiêu km?",
+            "Đáp án: 100 (km).",
+            "100",
+        ),  # its label
+        ("Po obniżce o $15\\%$ cena wynosi $85$ zł. Jaka była cena przed obniżką?", "$100$ zł", "100"),
+        ("Na ile sposobów pięć osób może wysiąść na ośmiu piętrach?", "$32768$ sposobów", "32768"),
+        ("Jakim procentem liczby $200$ jest liczba $50$?", "$25\\%$", "25"),  # percent asked in Polish
+        ("If a triangle has angles x, x, and 40°, what is x?", "70°", "70"),  # the statement's own unit
+    ],
+)
+def test_keys_with_labels_spans_and_units_the_statement_uses(problem, answer, integer):
+    done = _run(problem, answer)
+    assert done["status"] == "kept" and done["answer"] == integer
+
+
+def test_a_degree_key_without_degrees_in_the_statement_still_defers():
+    assert "degrees" in _run("Find the sum of the angles in a hexagon.", "720°")["status"]

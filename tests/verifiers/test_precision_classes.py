@@ -112,3 +112,17 @@ def test_forms_named_in_words_and_sums_left_undone(
 ) -> None:
     v = verifiers.check(pred, gold, timeout=5, question=question)
     assert v.equivalent is equivalent, (pred, gold, v)
+
+
+@pytest.mark.parametrize(
+    ("question", "pred", "gold", "equivalent"),
+    [
+        # set AI: an amount in cents for a question priced in dollars is another amount (300 cents is 3 dollars)
+        ("A pound of onions costs $1.50. How much do 200 pounds cost?", "#### 300 cents", "300", False),
+        ("A pound of onions costs $1.50. How much do 200 pounds cost?", "#### 300 dollars", "300", True),
+        ("A pencil costs 25 cents. How many cents do 12 pencils cost?", "#### 300 cents", "300", True),
+    ],
+)
+def test_cents_for_a_question_in_dollars(question: str, pred: str, gold: str, equivalent: bool) -> None:
+    v = verifiers.check(pred, gold, timeout=5, question=question)
+    assert v.equivalent is equivalent, (pred, gold, v)
