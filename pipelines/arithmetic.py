@@ -22,7 +22,7 @@ from pipelines.classify import sentences
 # "What is 12.45 + 3.678?", "Calculate $2.4 \times 1.35$": an asking sentence that is one arithmetic expression
 _ASKS_EXPRESSION = re.compile(
     r"^(?:what\s+is|what's|calculate|compute|evaluate|work\s+out|find|simplify|oblicz(?:\s+wartość\s+wyrażenia)?|"
-    r"berechne|calcule[zr]?|calcula|tính|计算|hitung(?:lah)?)(?:\s+the\s+value\s+of)?\s*[:：]?\s*"
+    r"berechne|calcule[zr]?|calcula|evalúa|evalua|efectúa|efectua|tính|计算|hitung(?:lah)?)(?:\s+the\s+value\s+of)?\s*[:：]?\s*"
     r"(?P<expr>.+?)\s*[?.。？]?\s*$",
     re.I,
 )
@@ -49,6 +49,8 @@ def evaluate(expr: str, *, needs_operator: bool = True) -> sympy.Expr | None:
     `\sqrt{2}`) and `p% of q`; a letter, a comma or any other sign makes it not an expression this reads.
     `needs_operator`: one must be there."""
     s = re.sub(r"\\[()\[\]]|\$|\\left|\\right|\\[,;!]", " ", expr)
+    if "\\sqrt[" in s:  # a root of another index (`\sqrt[3]{8}`) is not read
+        return None
     # `2\frac{1}{4}` is the mixed number 2 1/4 (a product is written with \cdot or \times)
     s = re.sub(r"(\d+)\s*\\[dt]?frac\s*\{(\d+)\}\s*\{(\d+)\}", r"(\1+(\2)/(\3))", s)
     s = re.sub(r"\\[dt]?frac\s*\{([^{}]+)\}\s*\{([^{}]+)\}", r"((\1)/(\2))", s)
@@ -63,6 +65,8 @@ def evaluate(expr: str, *, needs_operator: bool = True) -> sympy.Expr | None:
                 "–": "-",
                 "{": "(",
                 "}": ")",
+                "[": "(",  # `2 + 3 × [4 - (5 - 6 × 2)]`: brackets group as parentheses do
+                "]": ")",
                 "√": "@",
                 "²": "^2",
                 "³": "^3",

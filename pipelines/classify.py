@@ -632,6 +632,26 @@ def _contradicts(content: str, choice: str) -> bool:
     return bool(numbers) and numbers != re.findall(r"\d+(?:[.,]\d+)?", choice)
 
 
+_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
+_CIRCLED_LABEL = re.compile(r"^\s*[" + _CIRCLED + r"]\s*")
+
+
+def _circled_choice(answer: str, choices: dict[str, str]) -> str | None:
+    """Choices labelled `① ... / ② ...` (Korean, Japanese, Chinese banks) keyed by a number: the key `4` names ④,
+    never a choice that holds the number 4. The letter of that choice, or None when the labels are not circled."""
+    labels = [c.strip()[:1] for c in choices.values()]
+    if not labels or any(x not in _CIRCLED for x in labels):
+        return None
+    key = answer.strip()
+    index = (
+        _CIRCLED.index(key) + 1 if len(key) == 1 and key in _CIRCLED else int(key) if key.isdigit() else None
+    )
+    if index is None or not 1 <= index <= len(_CIRCLED):
+        return None
+    hits = [k for k, c in choices.items() if c.strip()[:1] == _CIRCLED[index - 1]]
+    return hits[0] if len(hits) == 1 else None
+
+
 def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
     """The letter an answer names, or of the one choice equal to it (`24` names `Ngày 24` when that
     choice holds no other number)."""
@@ -740,7 +760,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     if mc:
         stem, choices = mc
         info["choices"] = choices
-        letter = _keyed_letter(answer, choices)
+        circled = _circled_choice(str(answer or ""), choices)
+        letter = circled if circled is not None else _keyed_letter(answer, choices)
         info["choice"] = letter
         if _CHOICE_DEPENDENT.search(stem):
             reasons.append("choice_dependent")
@@ -751,7 +772,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         else:
             rec["problem"] = stem
             # a key that names its letter becomes that choice's value; a key written as a value stays
-            rec["original_answer"] = choices[letter] if _named_letter(str(answer)) else answer
+            named = circled is not None or _named_letter(str(answer))
+            rec["original_answer"] = _CIRCLED_LABEL.sub("", choices[letter]).strip() if named else answer
             info["choice_value"] = choices[letter]
             info["answer_as_acquired"] = answer
             unit = choice_unit(choices)

@@ -91,7 +91,7 @@ from pipelines.classify import (
     science_signals,
     several_asks,
 )
-from verifiers.forms import PERCENT_MENTIONED
+from verifiers.forms import PERCENT_MENTIONED, same_quantity
 from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands, undoubled_backslashes
 
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
@@ -242,6 +242,22 @@ _KEY_LABEL = re.compile(
 _SPAN_THEN_WORDS = re.compile(r"^\$\s*(-?\d+(?:[.,]\d+)?)\s*\$(?=\s+[^\W\d_])")
 _STATED_KEY = re.compile(r"(?:Show|Prove) that [^$\d]*\$([^$]+)\$[^$\d]*\.?")
 # a number and a Chinese measure word or unit (`24项`, `2个`, `15厘米`), not a scale (`3万` is 30000)
+# a key that converts between units (`3 cm = 30 mm`, `8 mm = 0.8 cm`): the amount in the unit asked, when exact
+# factors (`verifiers.forms.same_quantity`) show both sides are one quantity
+_CONVERSION = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(mm|cm|m|km|mg|g|kg|mL|L|s|min|h)\s*=\s*(\d+(?:\.\d+)?)\s*(mm|cm|m|km|mg|g|kg|mL|L|s|min|h)\.?"
+)
+
+
+def _conversion_asked(m: re.Match, problem: str) -> bool:
+    """The statement asks for the key's last unit (`3 cm = ____ mm`, `in mm`) and the key's two sides are one
+    quantity by exact factors."""
+    unit = re.escape(m.group(4))
+    asked = re.search(r"(?:_{2,}|\?|…|\.{3,})\s*" + unit + r"\b|\b(?:in|into|to)\s+" + unit + r"\b", problem)
+    return bool(asked) and same_quantity(m.group(1), m.group(2), m.group(3), m.group(4)) is True
+
+
+_HANGUL_COUNTER = re.compile(r"(-?\d+)\s*([\uac00-\ud7af]{1,3})")
 _CJK_MEASURE = re.compile(
     r"(-?\d+(?:\.\d+)?)\s*(?![\u4e00-\u9fff]*[十百万亿])(?!千(?![克米]))[\u4e00-\u9fff]{1,3}"
 )
@@ -273,7 +289,7 @@ _TIMES_BEFORE_BRACKET = re.compile(r"(?<=[\d)\]}])\s*(?=(?:\\left\s*)?\()")
 
 # `40 m²` for an area of a figure measured in m: the squared or cubed unit of a length the statement uses
 _POWER_OF_LENGTH = re.compile(r"^(mm|cm|dm|m|km|in|ft|yd)\s*(?:²|³|\^\s*\{?[23]\}?)$")
-_HOW_MANY = r"\bhow many|\bbao nhiêu|\bberapa|\bile|\bcuántos|\bcuántas|\bquantos|\bquantas|\bwie viele|\bcombien de|多少|几"
+_HOW_MANY = r"\bhow many|\bbao nhiêu|\bberapa|\bile|\bcuántos|\bcuántas|\bquantos|\bquantas|\bwie viele|\bcombien de|몇|多少|几"
 _AREA_OR_VOLUME = re.compile(r"\b(area|volume|surface)\b|diện tích|thể tích|面积|体积|luas|volum", re.I)
 
 
@@ -318,6 +334,9 @@ def parse_answer(
         raw = stated.group(1)
     # a key that shows its working (`-12 + (-10) + 8 = -14`, `£12.45 + £3.67 = £16.12`, `8 × 12 = 96`): the value,
     # when exact arithmetic on the left gives it
+    converted = _CONVERSION.fullmatch(raw.strip())
+    if converted and problem and _conversion_asked(converted, problem):
+        raw = converted.group(3)  # `3 cm = 30 mm` for `3 cm = ___ mm`: the converted amount, checked exactly
     shown = _WORKED.fullmatch(raw.strip())
     lhs = arithmetic_value(_CURRENCY_SIGNS.sub("", shown.group(1)), needs_operator=False) if shown else None
     if lhs is not None:
@@ -335,6 +354,11 @@ def parse_answer(
     alternatives = _EXACT_OR_DECIMAL.fullmatch(raw.strip())
     if alternatives and _approximates(alternatives.group(2), alternatives.group(1)):
         raw = alternatives.group(1)  # `40/3 | 13.333` (Dolphin18K): the exact value and its decimal
+    counter = _HANGUL_COUNTER.fullmatch(raw.strip())
+    if (
+        counter and problem and re.search(r"(?:\d|몇)\s*" + counter.group(2), problem)
+    ):  # particles follow: `몇 그루인가`
+        raw = counter.group(1)  # `15그루` for `몇 그루`: a Korean counter the statement uses
     chinese = _CJK_MEASURE.fullmatch(raw.strip())
     if chinese:  # `24项`, `2个`, `15厘米`: a number and the word for what it counts
         raw = chinese.group(1)

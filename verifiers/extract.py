@@ -531,6 +531,8 @@ def _sentence_value(rest: str) -> str | None:
     if boxed:
         return _strip_wrapping(boxed)
     end = _SENT_END.search(rest)
+    if end and rest[end.start() : end.start() + 1] in "?？" and "\n" not in rest[: end.start()]:
+        return None  # `So the answer is 52? Wait, no.`: a question to itself, not a commitment
     value = rest[: end.start()] if end else rest
     if "\n" in value:
         value = value.split("\n", 1)[0]

@@ -588,3 +588,39 @@ def test_keys_with_labels_spans_and_units_the_statement_uses(problem, answer, in
 
 def test_a_degree_key_without_degrees_in_the_statement_still_defers():
     assert "degrees" in _run("Find the sum of the angles in a hexagon.", "720°")["status"]
+
+
+# set G3 (held-out, 2026-11-29)
+def test_brackets_group_and_a_spanish_evaluate_asks_the_expression():
+    status = _run("Evalúa: $2 + 3 \\times [4 - (5 - 6 \\times 2)]$", "29")["status"]  # it is 35
+    assert status.startswith("rejected:") and "35" in status
+    assert _run("Evalúa: $2 + 3 \\times [4 - (5 - 6 \\times 2)]$", "35")["answer"] == "35"
+
+
+@pytest.mark.parametrize(("key", "integer"), [("4", "15"), ("3", "14"), ("③", "14")])
+def test_circled_options_keyed_by_number_name_the_option(key, integer):
+    # `4` names ④ 15그루, never a choice that holds the number 4
+    problem = (
+        "가로, 세로가 각각 120m, 90m인 땅의 둘레에 나무를 심으려고 한다. 필요한 나무는 몇 그루인가?\n"
+        "Options: ① 12그루 / ② 18그루 / ③ 14그루 / ④ 15그루 / ⑤ 20그루"
+    )
+    done = _run(problem, key)
+    assert done["status"] == "kept" and done["answer"] == integer
+
+
+def test_a_circled_option_that_is_a_statement_keys_no_number():
+    problem = "다항식 3x^2-3x-1에 대한 설명 중 옳은 것은?\nOptions: ① 차수는 3이다. / ② 항은 2개이다. / ③ 상수항은 -1이다."
+    assert _run(problem, "3")["status"] != "kept"  # ③ is a statement, not the number 3
+
+
+@pytest.mark.parametrize(
+    ("problem", "answer", "status", "integer"),
+    [
+        ("Converting Centimeters to Millimeters.\n3 cm = __________ mm", "**3 cm = 30 mm**", "kept", "30"),
+        ("Convert 2 m into cm.", "2 m = 200 cm", "kept", "200"),
+        ("3 cm = __________ mm", "**3 cm = 40 mm**", "needs_llm", None),  # the conversion does not hold
+    ],
+)
+def test_a_unit_conversion_key_checked_by_exact_factors(problem, answer, status, integer):
+    done = _run(problem, answer)
+    assert done["status"].startswith(status) and (integer is None or done["answer"] == integer)

@@ -114,3 +114,17 @@ def test_a_chinese_or_written_as_latex_text_joins_solutions():
 )
 def test_math_shepherd_step_tags(pred: str, gold: str, equivalent: bool) -> None:
     assert verifiers.check(pred, gold, timeout=5).equivalent is equivalent
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "equivalent"),
+    [
+        # set AJ: an answer asked as a question and retracted at once is no commitment, however often it repeats
+        ("We compute.\n" + "Let me reconsider. So the answer is 52? Wait, no.\n" * 6 + "Wait, no. Let me reconsider.", "52", False),
+        ("So the answer is 52? Wait, no, it is 48.", "52", False),
+        ("So the answer is 52? Yes: the answer is 52.", "52", True),
+        ("So the answer is 52.", "52", True),
+    ],
+)  # fmt: skip
+def test_an_answer_asked_as_a_question_is_no_commitment(pred: str, gold: str, equivalent: bool) -> None:
+    assert verifiers.check(pred, gold, timeout=5).equivalent is equivalent
