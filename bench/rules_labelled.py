@@ -98,6 +98,7 @@ LABELS_D3 = [DATA / "rule_labels_D3.jsonl"]
 LABELS_E3 = [DATA / "rule_labels_E3.jsonl"]
 LABELS_F3 = [DATA / "rule_labels_F3.jsonl"]
 LABELS_G3 = [DATA / "rule_labels_G3.jsonl"]
+LABELS_H3 = [DATA / "rule_labels_H3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -131,11 +132,12 @@ SETS = {
     "E3": LABELS_E3,
     "F3": LABELS_F3,
     "G3": LABELS_G3,
+    "H3": LABELS_H3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"], "J": ["J"],
-               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "Q": ["Q"], "R": ["R"], "S2": ["S2"], "U2": ["U2"], "S3": ["S3"], "V2": ["V2"], "X2": ["X2"], "Y2": ["Y2"], "Z2": ["Z2"], "A3": ["A3"], "B3": ["B3"], "C3": ["C3"], "D3": ["D3"], "E3": ["E3"], "F3": ["F3"], "G3": ["G3"], "both": ["old", "new"],
-               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R", "S2", "U2", "S3", "V2", "X2", "Y2", "Z2", "A3", "B3", "C3", "D3", "E3", "F3", "G3"]}  # fmt: skip
+               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "Q": ["Q"], "R": ["R"], "S2": ["S2"], "U2": ["U2"], "S3": ["S3"], "V2": ["V2"], "X2": ["X2"], "Y2": ["Y2"], "Z2": ["Z2"], "A3": ["A3"], "B3": ["B3"], "C3": ["C3"], "D3": ["D3"], "E3": ["E3"], "F3": ["F3"], "G3": ["G3"], "H3": ["H3"], "both": ["old", "new"],
+               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R", "S2", "U2", "S3", "V2", "X2", "Y2", "Z2", "A3", "B3", "C3", "D3", "E3", "F3", "G3", "H3"]}  # fmt: skip
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",

@@ -1073,10 +1073,25 @@ _DECIMAL_COMMA_WORDS = re.compile(
 )
 
 
+# a number of the statement grouped in thousands with dots (`Rp2.000`, `9.000 rupiah`, `1.250.000`)
+_DOT_DECIMAL = re.compile(r"\d\.(?:\d{1,2}|\d{4,})(?!\d)")
+_DOT_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.,]\d)")
+
+
 def digit_groups_miss(problem: str, answer: str) -> Miss | None:
     """A Miss when `120,450` in an answer may be a list, not one number with a thousands separator."""
     s = _strip_outer(re.sub(r",\\!\s*", ",", str(answer or "")))
     s = re.sub(r"\s*\([^)]*\)\s*$", "", s).replace("{,}", ",").strip()
+    dotted = _CURRENCY_BEFORE.sub("", s)
+    if (
+        re.fullmatch(r"-?[1-9]\d{0,2}(?:\.\d{3})+", dotted)
+        and _DOT_THOUSANDS.search(problem or "")
+        and not _DOT_DECIMAL.search(problem or "")  # `12.45 + 3.678`: the statement's dots are decimal points
+    ):
+        # `Rp14.000` where the statement prices a pencil at `Rp2.000`: a thousands dot, never the decimal 14.000
+        return Miss(
+            f"digit groups {s!r} with a dot in a statement that groups thousands with dots: a decimal or thousands?"
+        )
     if not _DIGIT_GROUPS.match(s):
         return None
     if not _WELL_FORMED_GROUPS.match(s):

@@ -90,6 +90,7 @@ NON_INTEGER_FLOOR = {
     "E3": 0.0,  # 0/6: olympiad variants and German percentages (a solver's)
     "F3": 0.75,  # 12/15
     "G3": 0.9,  # 92/98: ninety "reduce the fraction" keys
+    "H3": 0.0,  # 0/5
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
@@ -338,6 +339,7 @@ ALL_SETS = [
     "E3",
     "F3",
     "G3",
+    "H3",
 ]
 # sets of 150 labels or more (old, new, S2 and L have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L"}

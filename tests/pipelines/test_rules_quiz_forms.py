@@ -624,3 +624,24 @@ def test_a_circled_option_that_is_a_statement_keys_no_number():
 def test_a_unit_conversion_key_checked_by_exact_factors(problem, answer, status, integer):
     done = _run(problem, answer)
     assert done["status"].startswith(status) and (integer is None or done["answer"] == integer)
+
+
+# set H3 (held-out on f093372, 2026-11-29): a dot that groups thousands, as Indonesian prices write them
+@pytest.mark.parametrize(
+    ("problem", "answer"),
+    [
+        ("Harga 1 pensil Rp2.000. Jika Budi membeli 7 pensil, berapa ia harus membayar?", "Rp14.000"),
+        (
+            "Harga 3 buah apel adalah 9.000 rupiah. Jika Bobi membeli 4 buah apel, ia harus membayar?",
+            "12.000",
+        ),
+    ],
+)
+def test_a_thousands_dot_is_never_read_as_a_decimal_point(problem, answer):
+    done = _run(problem, answer)  # 14000 rupiah, not 14.000 = 14
+    assert done["status"] != "kept" or done["answer"] == answer.replace("Rp", "").replace(".", "")
+
+
+def test_a_statement_with_decimal_points_keeps_a_three_place_decimal():
+    done = _run("What is 12.45 + 3.678?", "16.128")
+    assert done["status"] == "kept" and done["answer"] == "16128"
