@@ -135,9 +135,7 @@ SETS = {
     "H3": LABELS_H3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
-SET_CHOICES = {"old": ["old"], "new": ["new"], "D": ["D"], "E": ["E"], "G": ["G"], "H": ["H"], "I": ["I"], "J": ["J"],
-               "K": ["K"], "L": ["L"], "N": ["N"], "O": ["O"], "P": ["P"], "Q": ["Q"], "R": ["R"], "S2": ["S2"], "U2": ["U2"], "S3": ["S3"], "V2": ["V2"], "X2": ["X2"], "Y2": ["Y2"], "Z2": ["Z2"], "A3": ["A3"], "B3": ["B3"], "C3": ["C3"], "D3": ["D3"], "E3": ["E3"], "F3": ["F3"], "G3": ["G3"], "H3": ["H3"], "both": ["old", "new"],
-               "all": ["old", "new", "D", "E", "G", "H", "I", "J", "K", "L", "N", "O", "P", "Q", "R", "S2", "U2", "S3", "V2", "X2", "Y2", "Z2", "A3", "B3", "C3", "D3", "E3", "F3", "G3", "H3"]}  # fmt: skip
+SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}
 NO_EXACT_KINDS = {
     "approximate",
     "several_values",

@@ -482,9 +482,9 @@ _RIGHT_TRIANGLE = re.compile(
     r"|triangle rectangle|segitiga siku|прямоугольн\w* треугольник|直角三角形",
     re.I,
 )
+_AND = r"(?:and|y|e|et|und|và|и|dan|和)"
 _SIDES_AND_UNKNOWN = re.compile(
-    r"\d+(?:[.,]\d+)?\s*(?:,\s*(?:and|y|e|et|und|và|и|dan)?|and|y|e|et|und|và|и|dan|和)\s*\$?[a-z]\$?(?![\w(])",
-    re.I,
+    r"\d+(?:[.,]\d+)?\s*(?:,\s*" + _AND + r"?|" + _AND + r")\s*\$?[a-z]\$?(?![\w(])", re.I
 )
 _SIDE_NAMED = re.compile(
     r"hypot[eé]nus|\blegs?\b|cateto|kathete|cạnh huyền|góc vuông|catet|катет|гипотенуз|斜边|直角边|sisi miring|longest side",

@@ -21,6 +21,12 @@ def _run(problem: str, answer: str) -> dict:
     return run_offline_steps([rec])[0]
 
 
+def _assert_kept_as(problem: str, answer: str, integer: str) -> dict:
+    done = _run(problem, answer)
+    assert done["status"] == "kept" and done["answer"] == integer, done["status"]
+    return done
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -78,8 +84,7 @@ def test_double_escaped_fraction_options_resolve_and_rewrite():
     ],
 )
 def test_a_question_that_is_one_expression_proves_its_decimal(problem, answer, integer):
-    done = _run(problem, answer)
-    assert done["status"] == "kept" and done["answer"] == integer
+    done = _assert_kept_as(problem, answer, integer)
     assert "evaluated exactly" in json.loads(done["transform_detail"])["proof"]
 
 
@@ -157,8 +162,7 @@ def test_a_key_the_question_s_own_arithmetic_contradicts_is_rejected(problem, an
     ],
 )
 def test_keys_that_agree_with_the_question_pass_the_check(problem, answer, integer):
-    done = _run(problem, answer)
-    assert done["status"] == "kept" and done["answer"] == integer
+    _assert_kept_as(problem, answer, integer)
 
 
 def test_a_figure_named_in_polish_is_a_figure():
@@ -351,8 +355,7 @@ def test_a_rounding_asked_with_nothing_to_compute_from_needs_data(problem, answe
     ],
 )
 def test_worked_and_marked_up_keys_are_read(problem, answer, integer):
-    done = _run(problem, answer)
-    assert done["status"] == "kept" and done["answer"] == integer
+    _assert_kept_as(problem, answer, integer)
 
 
 @pytest.mark.parametrize(
@@ -472,8 +475,7 @@ def test_pictures_and_grey_tiles_are_no_figure(problem):
     ],
 )
 def test_a_key_naming_its_letter_and_writing_the_choice_out(problem, answer, integer):
-    done = _run(problem, answer)
-    assert done["status"] == "kept" and done["answer"] == integer
+    _assert_kept_as(problem, answer, integer)
 
 
 def test_a_key_whose_letter_and_written_choice_disagree_keys_nothing():
@@ -496,8 +498,7 @@ def test_a_decimal_comma_followed_by_the_sentences_comma():
     ],
 )
 def test_electrical_units_every_option_writes(problem, answer, integer):
-    done = _run(problem, answer)
-    assert done["status"] == "kept" and done["answer"] == integer
+    _assert_kept_as(problem, answer, integer)
 
 
 @pytest.mark.parametrize(
@@ -582,8 +583,7 @@ def test_a_right_triangles_third_side_without_its_hypotenuse(problem, status):
     ],
 )
 def test_keys_with_labels_spans_and_units_the_statement_uses(problem, answer, integer):
-    done = _run(problem, answer)
-    assert done["status"] == "kept" and done["answer"] == integer
+    _assert_kept_as(problem, answer, integer)
 
 
 def test_a_degree_key_without_degrees_in_the_statement_still_defers():

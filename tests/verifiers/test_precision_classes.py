@@ -86,18 +86,6 @@ def test_class(pred: str, gold: str, equivalent: bool) -> None:
         ("50 छात्रों में से 10 अनुपस्थित हैं। कितने प्रतिशत छात्र अनुपस्थित हैं?", "उत्तर 20% है।", "20", True),
         ("Wanafunzi 20 kati ya 80 walipata alama A. Ni asilimia ngapi?", "Jibu ni 25%.", "25", True),
         ("What is the probability of rain?", "Answer: 30%", "0.3", True),  # x/100: the same value
-    ],
-)
-def test_a_percent_where_the_question_asks_none(
-    question: str, pred: str, gold: str, equivalent: bool
-) -> None:
-    v = verifiers.check(pred, gold, timeout=5, question=question)
-    assert v.equivalent is equivalent, (pred, gold, v)
-
-
-@pytest.mark.parametrize(
-    ("question", "pred", "gold", "equivalent"),
-    [
         # set AH: the form a question names, in words or as a sum left undone
         ("Evaluate $27^{-1/3} + 32^{-2/5}$. Express your answer as a common fraction.",
          "$$\\boxed{\\frac{1}{3}+\\frac{1}{4}}$$", "\\frac{7}{12}", False),
@@ -105,24 +93,13 @@ def test_a_percent_where_the_question_asks_none(
         ("Express your answer as a common fraction.", "\\boxed{-\\frac{3}{4}}", "-\\frac{3}{4}", True),  # a sign
         ("Write the equation of the line in slope-intercept form.", "It is $\\boxed{2x + y = 1}$.", "y=-2x+1", False),
         ("Write the equation of the line in slope-intercept form.", "It is $\\boxed{y = -2x + 1}$.", "y=-2x+1", True),
-    ],
-)  # fmt: skip
-def test_forms_named_in_words_and_sums_left_undone(
-    question: str, pred: str, gold: str, equivalent: bool
-) -> None:
-    v = verifiers.check(pred, gold, timeout=5, question=question)
-    assert v.equivalent is equivalent, (pred, gold, v)
-
-
-@pytest.mark.parametrize(
-    ("question", "pred", "gold", "equivalent"),
-    [
         # set AI: an amount in cents for a question priced in dollars is another amount (300 cents is 3 dollars)
         ("A pound of onions costs $1.50. How much do 200 pounds cost?", "#### 300 cents", "300", False),
         ("A pound of onions costs $1.50. How much do 200 pounds cost?", "#### 300 dollars", "300", True),
         ("A pencil costs 25 cents. How many cents do 12 pencils cost?", "#### 300 cents", "300", True),
     ],
-)
-def test_cents_for_a_question_in_dollars(question: str, pred: str, gold: str, equivalent: bool) -> None:
+)  # fmt: skip
+def test_what_the_question_asks_decides(question: str, pred: str, gold: str, equivalent: bool) -> None:
+    """Sets AG, AH, AI: a percent, a form or a unit the question names (or does not) decides an equal number."""
     v = verifiers.check(pred, gold, timeout=5, question=question)
     assert v.equivalent is equivalent, (pred, gold, v)
