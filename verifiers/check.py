@@ -480,12 +480,6 @@ def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, dead
     return v
 
 
-# a residue written with its modulus: `13 \pmod{18}`, `3 (\bmod 7)`, `5 (mod 9)`
-_MODULUS_AFTER = re.compile(
-    r"\s*(?:\\pmod\s*\{?\s*\d+\s*\}?|\(\s*(?:\\bmod|\\mod|mod)\s*\{?\s*\d+\s*\}?\s*\))\s*$"
-)
-
-
 def _squashed(s: str) -> str:
     """An expression with its spacing, delimiters and bold removed, to find it in the question's text."""
     s = re.sub(r"\\(?:mathbf|boldsymbol|bm|vec)\s*\{([^{}]*)\}", r"\1", s)
@@ -498,7 +492,7 @@ def _side_reading(v: Verdict, pred: str, gold: str, question: str | None, deadli
     $m+n$?", `\\angle AHB = 180^\\circ - \\angle ACB = 106^\\circ` beside `\\angle ACB = 74^\\circ` for "what is
     $\\angle AHB$?"): its last right-hand side. Only a match is taken."""
     answers = extract(pred).answers
-    candidates = [_MODULUS_AFTER.sub("", a) for a in answers if _MODULUS_AFTER.search(a)]
+    candidates = [forms.MODULUS_AFTER.sub("", a) for a in answers if forms.MODULUS_AFTER.search(a)]
     if question and "=" not in gold:
         asked = _squashed(question)
         spans = [m.group(1) for a in answers for m in re.finditer(r"\$([^$]+)\$", a)]  # `$A = 1$ and $B = 2$`

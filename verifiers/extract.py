@@ -425,6 +425,46 @@ def _answer_line(text: str) -> str | None:
     return _answer_line_at(text)[0]
 
 
+# a line after the answer line that commits anew under a label of its own: `Correction — ANSWER: 153740`,
+# `Final: 1183959424`, `Revised final answer: 14` (the last commitment counts, as a later answer line would)
+_LATER_COMMITMENT = re.compile(
+    r"^[ \t>#*_]*(?:correction|corrected|revised|updated|amended|final)[ \t*_]*(?:[—–-][ \t]*)?"
+    r"(?:(?:final[ \t]+)?answer[ \t*_]*)?[:：][ \t*_]*(?:answer[ \t*_]*[:：][ \t*_]*)?(?P<ans>[^\n]*?)[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _committed(
+    text: str, ans: str, a_start: int, a_end: int, lo: int = 0, hi: int | None = None
+) -> Extraction:
+    """The answer line's value as what the response commits to: a labelled correction on a later line replaces it
+    (`ANSWER: 153704` then `Correction — ANSWER: 153740`), and a bare answer line right before it with another
+    value offers both (`ANSWER: 0` / `ANSWER: 1`: a hedge, joined 'or'). Reads only the lines around it."""
+    end = len(text) if hi is None else hi
+    if a_end < end and end - a_end < 400:
+        later = None
+        for m in _LATER_COMMITMENT.finditer(text, a_end, end):
+            value = m.group("ans")
+            simple = _SIMPLE_VALUE.fullmatch(value)
+            later = simple.group(1) if simple else _answer_value(value) if value else None
+        if later is not None:
+            return Extraction((later,), "answer_line", "", 0)
+    simple = _SIMPLE_VALUE.fullmatch(ans)
+    if simple is not None:
+        stop = a_start
+        while stop > lo and text[stop - 1] in " \t\r\n":
+            stop -= 1
+        m = _ANSWER_LINE.match(text, max(lo, text.rfind("\n", lo, stop) + 1), stop) if stop > lo else None
+        before = _SIMPLE_VALUE.fullmatch(m.group("ans")) if m else None
+        if before is not None and _number_value(before.group(1)) != _number_value(simple.group(1)):
+            return Extraction((before.group(1), ans), "answer_line", "or", 0)
+    return Extraction((ans,), "answer_line", "", 0)
+
+
+def _number_value(s: str) -> float:
+    return float(s.replace(",", ""))
+
+
 _NO_LINE = (None, -1, -1)
 
 
@@ -654,8 +694,14 @@ def _gsm8k(text: str) -> str | None:
     last = None
     for m in _GSM8K.finditer(text):
         ans = m.group("ans")
-        if not _CJK.search(ans) and len(re.findall(r"[A-Za-z]{2,}", _MATH_SPAN.sub(" ", ans))) <= 2:
+        if _CJK.search(ans):
+            continue
+        words = re.findall(r"[A-Za-z]{2,}", _MATH_SPAN.sub(" ", ans))
+        if len(words) <= 2:
             last = ans
+        elif all(w.lower() in _NUMBER_WORDS for w in words):  # `#### three thousand two hundred`
+            n = number_from_words(ans.strip().rstrip("."))
+            last = str(n) if n is not None else last
     return (
         re.sub(r"(?<!\\),", "", _strip_wrapping(last)) if last else None
     )  # `1,250`, not the thin space `57\,500`
@@ -1090,9 +1136,9 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             text = text[:last_open] + "\n" + rest
         text = _ANSWER_TAG.sub(lambda m: "\nAnswer: " + " ".join(m.group(1).split()) + "\n", text)
     lo, hi = _content_span(text)
-    ans, _, a_end = _last_lines_answer(text, lo, hi)
+    ans, a_start, a_end = _last_lines_answer(text, lo, hi)
     if ans is not None and "box" not in text[a_end:hi]:
-        return Extraction((ans,), "answer_line", "", 0)
+        return _committed(text, ans, a_start, a_end, lo, hi)
     if (lo, hi) != (0, len(text)):
         text = text[lo:hi]
     n = len(text)
@@ -1283,6 +1329,12 @@ def _core(text: str, gold: bool, cut_off: bool) -> tuple[Extraction, int, int]:
     if "box" in text:
         parts, joined, b_start, b_end = _box_group_at(text)
         if parts and (ans is None or b_start > a_end):
+            if "####" in text[b_end:]:
+                after = _gsm8k(text[b_end:])
+                if (
+                    after
+                ):  # `Tomato cost: \boxed{800}. ... \n#### 3200`: the `####` line after the box is the answer
+                    return Extraction((after,), "gsm8k", "", depth), b_start, b_end
             if not cut_off:
                 later = _answer_after_last_box(text)
                 if later is not None:  # `\boxed{12}. Wait, that's wrong ... so the answer is 11.`
@@ -1301,7 +1353,7 @@ def _core(text: str, gold: bool, cut_off: bool) -> tuple[Extraction, int, int]:
             parts = [_strip_wrapping(p) for p in parts]
             return Extraction(tuple(parts), "boxed", joined, depth), b_start, b_end
     if ans is not None:
-        return Extraction((ans,), "answer_line", "", depth), a_start, -1
+        return _committed(text, ans, a_start, a_end)._replace(box_depth=depth), a_start, -1
     if cut_off:
         return Extraction((), "none", "", depth), -1, -1
     return _unmarked(text, gold, depth), -1, -1

@@ -485,9 +485,24 @@ def _single_fraction(s: str) -> bool:
     return False
 
 
+# a question that demands its answer in digits: `Output only 0 or 1.`, `in arabic numerals`, `Write the answer in digits`
+_DIGITS_ASKED = re.compile(
+    r"\b(?:only|just)\s+0\s+or\s+1\b|\b0\s+or\s+1\s+only\b|\b(?:in|using|with)\s+(?:arabic\s+)?(?:numerals|digits)\b"
+    r"|\b(?:arabic\s+)?(?:numerals|digits)\s+only\b|\barabic\s+numerals\b|阿拉伯数字",
+    re.IGNORECASE,
+)
+
+
 def _named_form_missing(a: str, gold: str, question: str) -> str | None:
     """`form_not_asked` for the forms a question names (see above); `a` without spaces or `$`."""
     g = gold.replace(" ", "").replace("$", "")
+    if (
+        a.replace("-", "").isalpha()
+        and a.isascii()
+        and any(c.isdigit() for c in g)
+        and _DIGITS_ASKED.search(question)
+    ):
+        return "not_the_asked_form"  # `ANSWER: zero` for "Output only 0 or 1"
     if _SLOPE_FORM_ASKED.search(question) and g.startswith("y=") and not a.startswith("y="):
         return "not_the_asked_form"  # `2x-y+3=0` for `y = mx + b`
     if _PLANE_FORM_ASKED.search(question) and "gcd" in question and a.endswith("=0"):
@@ -551,12 +566,20 @@ _ORDINAL_MARK = re.compile(
 )
 
 
+# a residue's modulus written after it: `\pmod{18}`, `(\bmod 7)`, `(mod 9)`
+MODULUS_AFTER = re.compile(
+    r"\s*(?:\\pmod\s*\{?\s*\d+\s*\}?|\(\s*(?:\\bmod|\\mod|mod)\s*\{?\s*\d+\s*\}?\s*\))\s*$"
+)
+
+
 def left_undone(answer: str, gold: str) -> bool:
     """An integer gold answered by a computation not carried out (`\binom{10}{2}` for 45, `2^8-1` for 255): equal
     by arithmetic, but the number asked for was never written; its last `=` member is read (`m+n = 194` is done)."""
     if not re.fullmatch(r"\s*-?\d+\s*", gold.replace(",", "").replace("$", "")):
         return False
     a = answer.replace("$", "").strip().rsplit("=", 1)[-1].strip()
+    if "equiv" in a:  # `10^{13} \equiv 10 \pmod{11}`: the congruence's last member, without its modulus
+        a = MODULUS_AFTER.sub("", a.rsplit("\\equiv", 1)[-1]).strip()
     a = _ORDINAL_MARK.sub("", a)  # `12^{\mathrm{th}}`
     a = re.sub(
         r"\\(?:text|mathrm|textrm|mbox)\s*\{[^{}]*\}(?:\s*\^\s*\{?\s*[23]\s*\}?)?", "", a
