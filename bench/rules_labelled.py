@@ -99,6 +99,7 @@ LABELS_E3 = [DATA / "rule_labels_E3.jsonl"]
 LABELS_F3 = [DATA / "rule_labels_F3.jsonl"]
 LABELS_G3 = [DATA / "rule_labels_G3.jsonl"]
 LABELS_H3 = [DATA / "rule_labels_H3.jsonl"]
+LABELS_I3 = [DATA / "rule_labels_I3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -133,6 +134,7 @@ SETS = {
     "F3": LABELS_F3,
     "G3": LABELS_G3,
     "H3": LABELS_H3,
+    "I3": LABELS_I3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}
@@ -360,6 +362,8 @@ def _shown(value) -> str:
 def evaluate(labels: list[dict]) -> dict:
     from mathdata.schema import new_record
 
+    # a row whose source stores no statement never becomes a record (the schema refuses an empty problem)
+    empty = {i for i, lab in enumerate(labels) if not str(lab["question"]).strip()}
     records = [
         new_record(
             source=f"labelled:{lab['file']}",
@@ -367,9 +371,12 @@ def evaluate(labels: list[dict]) -> dict:
             original_answer=lab["original_answer"],
             source_key=lab["case_id"],
         )
-        for lab in labels
+        for i, lab in enumerate(labels)
+        if i not in empty
     ]
-    out = _run_steps(records)
+    ran = iter(_run_steps(records))
+    refused = {"status": "rejected: empty statement (no record is made of it)"}
+    out = [dict(refused) if i in empty else next(ran) for i in range(len(labels))]
     by_kind: dict[str, Counter] = defaultdict(Counter)
     by_class: dict[str, Counter] = defaultdict(Counter)
     by_source: dict[str, Counter] = defaultdict(Counter)

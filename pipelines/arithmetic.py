@@ -216,6 +216,32 @@ def asked_expression(problem: str) -> tuple[str, Fraction] | None:
     return (m.group("expr").strip(), value) if value is not None else None
 
 
+# "Round 492 to the nearest hundred.": a rounding asked of one number, whose result is exact
+_ASKS_ROUNDING = re.compile(
+    r"^round\s+\$?(?P<num>-?\d[\d,]*(?:\.\d+)?)\$?\s+to\s+the\s+nearest\s+"
+    r"(?P<place>ten\s+thousand|hundred\s+thousand|million|thousand|hundred|ten|whole\s+number|one|tenth|hundredth|thousandth)"
+    r"\s*[.?]?\s*$",
+    re.I,
+)
+_PLACES = {"million": -6, "hundred thousand": -5, "ten thousand": -4, "thousand": -3, "hundred": -2, "ten": -1,
+           "whole number": 0, "one": 0, "tenth": 1, "hundredth": 2, "thousandth": 3}  # fmt: skip
+
+
+def asked_rounding(problem: str) -> tuple[str, Fraction] | None:
+    """(the rounding as written, its exact result) when the asking sentence rounds one number (halves go up, as
+    school rounding does): `Round 492 to the nearest hundred.` is 500."""
+    m = _ASKS_ROUNDING.match(asking_sentence(problem))
+    if m is None:
+        return None
+    number = Fraction(m.group("num").replace(",", ""))
+    unit = Fraction(10) ** -_PLACES[" ".join(m.group("place").lower().split())]
+    steps = abs(number) / unit
+    rounded = (
+        (steps.numerator * 2 + steps.denominator) // (2 * steps.denominator) * unit
+    )  # half up, in magnitude
+    return m.group(0).strip(), rounded if number >= 0 else -rounded
+
+
 def asked_equation(problem: str) -> tuple[str, str | None] | None:
     """(the equation as written, the unknown the question names or None) when the asking sentence asks
     to solve one equation."""

@@ -79,6 +79,7 @@ from pipelines.arithmetic import (
     arithmetic_value,
     asked_equation,
     asked_expression,
+    asked_rounding,
     asking_sentence,
     equation_holds,
     equation_solutions,
@@ -215,6 +216,7 @@ _LAYOUT_TAIL = re.compile(
 )
 # a whole number and a few words the statement itself uses for what it counts (any language)
 _WORDS_AFTER = re.compile(r"(-?\d+)\s+((?:[^\W\d_]{2,}\s*){1,3})")
+_GLUED_WORD = re.compile(r"(-?\d+)([^\W\d_]{3,})")  # `15hours`: a unit word written onto its number
 _PART_LABELS = re.compile(
     r"[(（]\s*\d{1,2}\s*[)）]\s*(?:[(（]\s*\d{1,2}\s*[)）]|[^()（）\s]+\s*[(（]\s*\d{1,2}\s*[)）]|[^()（）\s]+\s*$)"
 )
@@ -293,6 +295,38 @@ _HOW_MANY = r"\bhow many|\bbao nhiêu|\bberapa|\bile|\bcuántos|\bcuántas|\bqua
 _AREA_OR_VOLUME = re.compile(r"\b(area|volume|surface)\b|diện tích|thể tích|面积|体积|luas|volum", re.I)
 
 
+# a question that asks to compare (`Compare 1/6 vs 2/12`, `Which is greater?`, `Use <, > or =`): a relation is its answer
+_COMPARE_ASKED = re.compile(
+    r"\bcompare\b|\bwhich\s+(?:one\s+)?is\s+(?:greater|larger|bigger|smaller|less)\b|[<>]\s*,?\s*[<>]?\s*,?\s*or\s*=|"
+    r"\bgreater than,? less than,? or equal",
+    re.IGNORECASE,
+)
+_MONEY_WORD = re.compile(r"\b(dollars?|cents?)\b|(\$)|(¢)", re.IGNORECASE)
+
+
+def _money_units(text: str) -> set[str]:
+    """The money units a text writes: `dollars` (also `$`) and `cents` (also `¢`)."""
+    found = set()
+    for m in _MONEY_WORD.finditer(text):
+        word = (m.group(1) or "").lower()
+        found.add("cents" if word.startswith("cent") or m.group(3) else "dollars")
+    return found
+
+
+def _other_money_unit(key: str, problem: str) -> str | None:
+    """A key in dollars for a statement in cents (or the reverse) whose question names neither: `5 dollars` for
+    ten treats at 50 cents. The integer depends on the unit the question never fixes (500 in cents), so the
+    rewrite must name it; None when the key writes no money unit, or the statement or its question uses the key's."""
+    in_key = _money_units(key)
+    if len(in_key) != 1:
+        return None
+    unit = next(iter(in_key))
+    in_statement = _money_units(problem)
+    if not in_statement or unit in in_statement:
+        return None
+    return f"the key is in {unit}, the statement only in {', '.join(sorted(in_statement))}: the integer depends on the unit"
+
+
 def _unit_in_statement(unit: str, problem: str) -> bool:
     """Does the statement write `unit` after a number (`28 học sinh`) or ask for it (`bao nhiêu giờ`, `how
     many days`), or, for `m²` when it asks an area or a volume, write the length unit itself (`8 m`)?"""
@@ -332,6 +366,11 @@ def parse_answer(
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
         raw = stated.group(1)
+    if problem and _COMPARE_ASKED.search(problem) and re.search(r"[=<>≤≥]|\\[lg]eq?\b|\\neq?\b", raw):
+        return Miss("a comparison is asked and the key states a relation (`1/6 = 2/12`), not a value")
+    other = _other_money_unit(raw, problem) if problem else None
+    if other is not None:
+        return Miss(other)
     # a key that shows its working (`-12 + (-10) + 8 = -14`, `£12.45 + £3.67 = £16.12`, `8 × 12 = 96`): the value,
     # when exact arithmetic on the left gives it
     converted = _CONVERSION.fullmatch(raw.strip())
@@ -363,6 +402,8 @@ def parse_answer(
     if chinese:  # `24项`, `2个`, `15厘米`: a number and the word for what it counts
         raw = chinese.group(1)
     counted = _WORDS_AFTER.fullmatch(raw.strip())
+    if counted is None and problem and not _ALGEBRA_ASKED.search(problem):
+        counted = _GLUED_WORD.fullmatch(raw.strip())
     if counted and (
         counted.group(2).strip() in units
         or (problem and _unit_in_statement(counted.group(2).strip(), problem))
@@ -1213,6 +1254,12 @@ def apply_rules(
         contradicted = key_contradicted(problem, v)
         if contradicted is not None:
             return contradicted
+    rounding = asked_rounding(problem) if v.is_Rational and problem else None
+    if rounding is not None and sympy.Rational(rounding[1].numerator, rounding[1].denominator) != v:
+        return Miss(
+            f"the key contradicts the question: {rounding[0]!r} gives {rounding[1]}, not the key {v}",
+            llm=False,
+        )
     if v.is_Rational and circle_without_pi(problem, str(answer)):
         return Miss(
             "a circle's length or area without pi: the key may use an approximation of pi (22/7, 3.14)"

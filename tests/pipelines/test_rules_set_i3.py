@@ -1,0 +1,82 @@
+"""Blind rule set I3's classes (quiz banks of worked keys, Indian rupee banks, grade-school drills): a key that
+states a comparison is no value, a key in another money unit than the statement's depends on that unit, a
+rounding the statement asks for is checked, and a number glued to its unit (`15hours`, `RS 3150`) is that
+number. Every expected outcome follows from the statement and key as written: 492 to the nearest hundred is 500,
+50 cents times 10 is 500 cents, and `1/6 = 2/12` says the two fractions are equal."""
+
+import pytest
+
+from mathdata.schema import new_record
+from pipelines.report import run_offline_steps
+
+
+def _run(problem: str, answer: str) -> dict:
+    rec = new_record(source="test", original_problem=problem, original_answer=answer, source_key="k")
+    return run_offline_steps([rec])[0]
+
+
+@pytest.mark.parametrize(
+    ("problem", "key"),
+    [
+        ("Compare 1/6 vs 2/12", "1/6 = 2/12"),
+        ("Compare 3/4 and 5/8. Which is greater?", "3/4 > 5/8"),
+        ("Compare using <, > or =: 0.5 ___ 1/2", "0.5 = 1/2"),
+    ],
+)
+def test_a_comparison_key_is_a_relation_not_a_value(problem, key):
+    assert _run(problem, key)["status"] != "kept"
+
+
+def test_a_worked_key_is_still_its_value():
+    done = _run("What is 8 × 12?", "8 × 12 = 96")
+    assert done["status"] == "kept" and done["answer"] == "96"
+
+
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        ("Matthew gave his dog 10 treats. Each treat costs 50 cents. How much money worth of treats did he give his dog?",
+         "5 dollars", None),
+        ("Each pencil costs 25 cents. How much do 8 pencils cost in dollars?", "2 dollars", "2"),
+        ("Each pencil costs 25 cents. How many cents do 8 pencils cost?", "200 cents", "200"),
+        ("A book costs $12 and a pen costs $3. How much do they cost together?", "15 dollars", "15"),
+    ],
+)  # fmt: skip
+def test_a_key_in_another_money_unit_than_the_statement(problem, key, kept):
+    done = _run(problem, key)
+    if kept is None:
+        assert done["status"] != "kept", done
+    else:
+        assert done["status"] == "kept" and done["answer"] == kept, done["status"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        ("Round 492 to the nearest hundred.", "5000", None),
+        ("Round 492 to the nearest hundred.", "500", "500"),
+        ("Round 3,451 to the nearest thousand.", "3,000", "3000"),
+        ("Round 2,650 to the nearest hundred.", "2,700", "2700"),
+        ("Round 65 to the nearest ten.", "60", None),
+    ],
+)
+def test_a_rounding_the_statement_asks_for_is_checked(problem, key, kept):
+    done = _run(problem, key)
+    if kept is None:
+        assert done["status"] != "kept" and "contradicts" in done["status"], done["status"]
+    else:
+        assert done["status"] == "kept" and done["answer"] == kept, done["status"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        ("Suzan works 5 hours everyday. How many hours does she work in 3 days?\nOptions: 12hours / 15hours / 14hours / 10hours",
+         "15hours", "15"),
+        ("Ravindra sold his car to Yash at a profit of 5%. What was the profit?\nOptions: RS 3150 / RS 3000 / RS 3500",
+         "RS 3150", "3150"),
+    ],
+)  # fmt: skip
+def test_a_number_glued_to_its_unit_or_a_capital_rupee_sign(problem, key, kept):
+    done = _run(problem, key)
+    assert done["status"] == "kept" and done["answer"] == kept, done["status"]
