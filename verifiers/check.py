@@ -40,6 +40,7 @@ from verifiers import equations, forms, quickeval
 from verifiers.extract import (
     Extraction,
     concluded_number_beside,
+    count_in_words,
     cut_debris,
     extract,
     number_in_words,
@@ -589,6 +590,8 @@ def _question_reading(v: Verdict, pred: str, gold: str, question: str, deadline:
     number = concluded_number_beside(text, question, marked=ex.how == "answer_line") if text else None
     if number is None and ex.how == "answer_line" and text:
         number = number_in_words(text, question)  # `Final answer: seventy-five dollars`
+    if number is None and ex.how == "none":
+        number = count_in_words(pred, question)  # `Elliott took two thousand steps during his jog.`
     if number is None:
         return v
     second = _check(number, gold, max(deadline - time.monotonic(), 0.0), deadline, False)

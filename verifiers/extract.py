@@ -993,6 +993,39 @@ def number_in_words(text: str, question: str) -> str | None:
     return None
 
 
+_HOW_MANY_NOUN = re.compile(r"\bhow\s+many\s+([a-z]+)", re.IGNORECASE)
+_RUN_EDGE = frozenset(
+    {"a", "and", "negative", "minus", "half", "halves", "quarter", "quarters", "third", "thirds"}
+)
+
+
+def count_in_words(text: str, question: str) -> str | None:
+    """A last sentence without digits that writes the count the question asks for in English number words, right
+    before the asked noun (`Elliott took two thousand steps during his jog.` for "How many steps ...?"): the
+    number. Any other number word (`two ways`) is not read."""
+    asked = _HOW_MANY_NOUN.search(question)
+    sentence = _last_sentence(text)
+    if asked is None or not sentence or any(ch.isdigit() for ch in sentence):
+        return None
+    noun = asked.group(1).lower().rstrip("s")
+    words = re.findall(r"[a-z]+", sentence.lower().replace("-", " "))
+    found = None
+    for i, w in enumerate(words):
+        if w.rstrip("s") != noun or i == 0:
+            continue
+        j = i
+        while j > 0 and words[j - 1] in _NUMBER_WORDS:
+            j -= 1
+        while j < i and words[j] in _RUN_EDGE:
+            j += 1
+        n = number_from_words(" ".join(words[j:i])) if j < i else None
+        if n is not None:
+            if found is not None and found != n:
+                return None  # two counts of the asked thing: not one answer
+            found = n
+    return None if found is None else str(found)
+
+
 _WHOLE_ENV = re.compile(
     r"(?:\$\$|\\\[|\$)?\s*(\\begin\{([a-zA-Z]+\*?)\}.*\\end\{\2\})\s*(?:\$\$|\\\]|\$)?\s*\.?", re.DOTALL
 )
@@ -1093,6 +1126,15 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         )
     ):
         return NONE  # the same passage over and over at the end, still thinking or with no answer stated: unfinished
+    if not gold and "<|im_start|>" in text and ("<|im_start|>answer" in text or "<|im_start|>think" in text):
+        # the s1 format: `<|im_start|>think ... <|im_start|>answer ...` (the prompt may hold the first tag); the answer
+        # section is the response, and one that never opens it is still thinking (as a `<think>` never closed)
+        cut = text.rfind("<|im_start|>answer")
+        if cut < 0:
+            return NONE
+        text = text[cut + len("<|im_start|>answer") :]
+        if not text.strip():
+            return NONE
     if not gold and "</think>" in text:
         # the reasoning ends at `</think>`; the response is what follows it (nothing there: no answer was given)
         text = text[text.rfind("</think>") + len("</think>") :]

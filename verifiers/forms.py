@@ -659,6 +659,17 @@ def chinese_unit_not_asked(pred: str, question: str) -> bool:
     return stated[-1] not in (_ZH_UNITS["money"] if want == "钱" else (want,))
 
 
+# the question's last asking sentence asks how many of something: `How many students are enrolled this year?`
+_HOW_MANY_ASKED = re.compile(r"\bhow\s+many\b", re.I)
+
+
+def _count_asked(question: str) -> bool:
+    """The asking sentence (the last with a `?`) asks how many, and names no percent itself: a count, whatever
+    percentages the statement used on the way (`a 20% increase ... How many students are enrolled?`)."""
+    asking = question.rsplit("?", 1)[0].rsplit(".", 1)[-1] if "?" in question else ""
+    return bool(_HOW_MANY_ASKED.search(asking)) and not PERCENT_MENTIONED.search(asking)
+
+
 def form_not_asked(answer: str, gold: str, question: str) -> str | None:
     """The reason an answer equal to the gold is not in the form its question asks for, or None: a fraction not
     in lowest terms, a radical not in simplest form, a decimal where a percent is asked, a unit of area or speed
@@ -683,7 +694,7 @@ def form_not_asked(answer: str, gold: str, question: str) -> str | None:
             ):
                 return "not_simplest_radical"
     count = re.fullmatch(r"(-?\d+(?:\.\d+)?)\\?%", a)
-    if count and "%" not in gold and not PERCENT_MENTIONED.search(question):
+    if count and "%" not in gold and (not PERCENT_MENTIONED.search(question) or _count_asked(question)):
         g = re.fullmatch(r"-?\d+(?:\.\d+)?", gold.replace(" ", "").replace("$", ""))
         if g and float(g.group(0)) == float(count.group(1)):
             return "percent_not_asked"  # `30%` for "How many elves are left?" (gold 30)

@@ -1,0 +1,80 @@
+"""Blind set AL's classes: the s1 format's answer section (`<|im_start|>think ... <|im_start|>answer Final Answer:
+...`) is the response, a percent is no answer to a question that asks how many of something even when its
+statement speaks of percentages, and a concluding sentence in number words names the count the question asks
+for. Each verdict follows from the text and the question, decided before the code ran on it."""
+
+from __future__ import annotations
+
+import pytest
+
+import verifiers
+
+S1 = (
+    "<|im_start|>think\nTotal = 50 + 105 + 65 + 35 = 255\nPoints missing = 400 - 255 = 145\n"
+    "The solution seems consistent.\n<|im_start|>answer\nFinal Answer: The final answer is $\\boxed{{{0}}}$"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        (S1.format(145), "145", True),
+        (S1.format(146), "145", False),
+        ("<|im_start|>think\nI think it is 145.\n<|im_start|>answer\n", "145", False),
+        ("<|im_start|>think\nSo the answer is 145.", "145", False),
+        (
+            "Points missing = 400 - 255 = 145\n<|im_start|>answer\nFinal Answer: The final answer is $\\boxed{145}$",
+            "145",
+            True,
+        ),
+    ],
+)
+def test_the_s1_answer_section_is_the_response(text, gold, equal):
+    assert verifiers.check(text, gold).equivalent is equal
+
+
+ENROLLED = (
+    "Last year there were 50 students enrolled in a calligraphy class. This year, there was a 20% increase in "
+    "enrollment. How many students are enrolled this year in the calligraphy class?"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        ("50 + 0.2 \\times 50 = 60.\n\n\\boxed{60\\%}", "60", ENROLLED, False),
+        ("50 + 0.2 \\times 50 = 60.\n\n\\boxed{60}", "60", ENROLLED, True),
+        (
+            "\\boxed{25\\%}",
+            "25",
+            "A shirt costs $20 and is sold for $25. By how many percent did the price rise?",
+            True,
+        ),
+        ("\\boxed{20\\%}", "20", "Of 50 students, 10 wear glasses. What percent wear glasses?", True),
+    ],
+)
+def test_a_percent_is_no_count(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+STEPS = "Elliott walks 10,000 steps a day and has 2,000 left after his jog. How many steps did Elliott take during his jog?"
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        (
+            "10,000 - 2,000 - 5,000 - 1,000 = 2,000.\n\nElliott took two thousand steps during his jog.",
+            "2000",
+            True,
+        ),
+        (
+            "10,000 - 2,000 - 5,000 - 1,000 = 2,000.\n\nElliott took two thousand steps during his jog.",
+            "3000",
+            False,
+        ),
+        ("I tried two ways to count the steps.", "2", False),
+    ],
+)
+def test_a_concluding_sentence_in_number_words(text, gold, equal):
+    assert verifiers.check(text, gold, question=STEPS).equivalent is equal
