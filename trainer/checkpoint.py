@@ -94,6 +94,10 @@ def load_training_state(ckpt: Path, model, optimizer) -> dict:
     """Restore optimiser and RNG in place (every rank); return the trainer_state dict (step, sampler, ...)."""
     from trainer.distributed import load_optimizer_state_dict
 
-    load_optimizer_state_dict(model, optimizer, torch.load(ckpt / "optimizer.pt", weights_only=True))
-    set_rng_state(torch.load(ckpt / "rng.pt", weights_only=False))  # our own file: numpy state is a tuple
+    load_optimizer_state_dict(
+        model, optimizer, torch.load(ckpt / "optimizer.pt", weights_only=True, map_location="cpu")
+    )
+    set_rng_state(
+        torch.load(ckpt / "rng.pt", weights_only=False, map_location="cpu")
+    )  # our own file: numpy state is a tuple
     return json.loads((ckpt / "trainer_state.json").read_text())

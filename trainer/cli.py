@@ -129,6 +129,9 @@ def sft_cmd(
             "(save_pretrained) or a .gguf file; its own tokenizer and chat template are used"
         ),
     ] = None,
+    device: Annotated[
+        str, typer.Option(help="auto (a GPU when one is visible), cpu, cuda or cuda:N")
+    ] = "auto",
 ) -> None:
     """Supervised warm-up on worked solutions (the tiny model, or --model), so RL starts from the Answer: format."""
     from trainer.config import ConfigError, load_config
@@ -144,8 +147,8 @@ def sft_cmd(
         cfg = load_config(config, sets=[f"model.path={model}"] if model is not None else None)
         pr = probe_prompts(probe) if probe is not None else None
         s = sft(records, out, model_cfg=cfg.model, steps=steps, batch_size=batch_size, lr=lr, seed=seed, probe=pr,
-                stop_at_acc=stop_at_acc, stop_at_gold_prob=stop_at_gold_prob)  # fmt: skip
-    except (ConfigError, ValueError, FileNotFoundError) as e:
+                stop_at_acc=stop_at_acc, stop_at_gold_prob=stop_at_gold_prob, device=device)  # fmt: skip
+    except (ConfigError, ValueError, FileNotFoundError, RuntimeError) as e:
         _fail(e)
     typer.echo(json.dumps(s))
     if stop_at_acc is not None:

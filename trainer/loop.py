@@ -335,7 +335,9 @@ def _setup(cfg: Config, env, resume: bool) -> SimpleNamespace:
         critic_opt = torch.optim.AdamW(critic.parameters(), lr=a.critic_lr if a.critic_lr is not None else cfg.optim.lr,
                                        betas=cfg.optim.betas, weight_decay=cfg.optim.weight_decay, eps=1e-8)  # fmt: skip
         if ckpt is not None:
-            critic_opt.load_state_dict(torch.load(ckpt / "critic_optimizer.pt", weights_only=True))
+            critic_opt.load_state_dict(
+                torch.load(ckpt / "critic_optimizer.pt", weights_only=True, map_location="cpu")
+            )
     adv_state = algo.state() if algo.state else None  # DCPO's per-prompt reward history
     start = 0
     if ckpt is not None:

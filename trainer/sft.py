@@ -26,6 +26,7 @@ import torch
 
 from trainer.config import ModelConfig
 from trainer.data import Prompt, read_verl
+from trainer.distributed import DistEnv, resolve_device
 
 
 @dataclass
@@ -74,7 +75,7 @@ def encode(tok, ex: SFTExample) -> tuple[list[int], int]:
     return list(p) + r, len(p)
 
 
-def collate(batch: list[tuple[list[int], int]], pad_id: int) -> dict:
+def collate(batch: list[tuple[list[int], int]], pad_id: int, device: torch.device | None = None) -> dict:
     width = max(len(ids) for ids, _ in batch)
     ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     labels = torch.full_like(ids, -100)
@@ -83,7 +84,8 @@ def collate(batch: list[tuple[list[int], int]], pad_id: int) -> dict:
         ids[i, : len(seq)] = torch.tensor(seq)
         labels[i, plen : len(seq)] = torch.tensor(seq[plen:])
         attn[i, : len(seq)] = 1
-    return {"input_ids": ids, "attention_mask": attn, "labels": labels}
+    out = {"input_ids": ids, "attention_mask": attn, "labels": labels}
+    return {k: v.to(device) for k, v in out.items()} if device is not None else out
 
 
 def sft(
@@ -107,6 +109,7 @@ def sft(
     temperature: float = 1.0,
     top_p: float = 1.0,
     progress: bool = True,
+    device: str = "cpu",
 ) -> dict:
     """Train and save a policy directory at `out`; returns a summary (steps, loss, probe accuracy, seconds).
 
@@ -114,7 +117,7 @@ def sft(
     user message); SFT stops once their sampled avg accuracy reaches `stop_at_acc`, or once the mean
     teacher-forced probability of the gold solution over the first `gold_probe` SFT examples reaches
     `stop_at_gold_prob` (checked every `eval_every` steps; then the probe, if given, is sampled once,
-    for the report).
+    for the report). `device`: `cpu` (the demo's default: its figures are CPU figures), `auto`, `cuda` or `cuda:N`.
     """
     if stop_at_gold_prob is not None and not 0 < stop_at_gold_prob < 1:
         raise ValueError(f"stop_at_gold_prob must be in (0, 1) (a probability), got {stop_at_gold_prob}")
@@ -129,6 +132,10 @@ def sft(
     # model_cfg.path: a real model (save_pretrained directory or .gguf) with its own tokenizer and chat
     # template, fine-tuned as it is; otherwise the tiny model, whose tokenizer learns `texts`
     model, tok = build_policy(model_cfg, None if model_cfg.path else texts, seed=seed)
+    dev = resolve_device(
+        device, DistEnv(0, 1, 0, None, torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+    )
+    model.to(dev)
     data = [encode(tok, e) for e in examples]
     probe_ids = [
         Prompt(p.key, _chat_ids(tok, p.text), p.gold, p.text) for p in (probe or [])
@@ -137,7 +144,7 @@ def sft(
     rng = random.Random(seed)
     order: list[int] = []
     t0, loss_ema, acc, done, stopped, gold = time.perf_counter(), None, None, 0, None, None
-    gold_batch = collate(data[:gold_probe], tok.pad_token_id) if stop_at_gold_prob is not None else None
+    gold_batch = collate(data[:gold_probe], tok.pad_token_id, dev) if stop_at_gold_prob is not None else None
     model.train()
     prog = progress_bar(progress)
     task = prog.add_task("sft", total=steps, info="")
@@ -150,7 +157,7 @@ def sft(
             idx, order = order[:batch_size], order[batch_size:]
             for g in opt.param_groups:
                 g["lr"] = lr * min(1.0, (step + 1) / max(warmup, 1))
-            loss = model(**collate([data[i] for i in idx], tok.pad_token_id), use_cache=False).loss
+            loss = model(**collate([data[i] for i in idx], tok.pad_token_id, dev), use_cache=False).loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -79,6 +79,22 @@ def test_devices_resolve_with_clear_errors(monkeypatch):
         D.resolve_device("cuda", env)
 
 
+def test_a_cuda_device_resolves_with_its_index(monkeypatch):
+    """`torch.cuda.set_device` and FSDP2 refuse `cuda` without an index (the first GPU run stopped before step 1 with
+    `train.device: cuda` and `auto`): the resolved device names one. No GPU here, so CUDA's answers are patched."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    one = D.DistEnv(
+        0, 1, 0, None, torch.device("cuda")
+    )  # what init_distributed returns alone on a GPU machine
+    assert D.resolve_device("auto", one) == torch.device("cuda", 1)
+    assert D.resolve_device("cuda", one) == torch.device("cuda", 1)
+    assert D.resolve_device("cuda:0", one) == torch.device("cuda", 0)
+    with pytest.raises(ValueError, match="2 CUDA device"):
+        D.resolve_device("cuda:2", one)
+
+
 def test_fsdp_without_torchrun_is_a_clear_error(toy_verl, tmp_path):
     from trainer.config import build_config
     from trainer.loop import train

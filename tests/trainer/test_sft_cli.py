@@ -167,3 +167,15 @@ def test_cli_sft_names_a_bad_gold_probability(toy_records, tmp_path):
         app, ["sft", toy_records, "--out", str(tmp_path / "p"), "--stop-at-gold-prob", "1.5"]
     )
     assert r.exit_code == 2 and "stop_at_gold_prob must be in (0, 1)" in r.output
+
+
+def test_cli_sft_device_cuda_without_a_gpu_is_a_clear_error(toy_records, tmp_path, monkeypatch):
+    import torch
+
+    from dapo_cli import app
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    r = CliRunner().invoke(
+        app, ["sft", toy_records, "--out", str(tmp_path / "p"), "--device", "cuda", "--steps", "1"]
+    )
+    assert r.exit_code == 2 and "CUDA is not available" in r.output and not (tmp_path / "p").exists()

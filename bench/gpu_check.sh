@@ -1,0 +1,1 @@
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD || exit; PYTHONUNBUFFERED=1 timeout 460 python3 bench/gpu_check.py --out $OUT 2>&1 | tee $OUT/log.txt
