@@ -76,7 +76,8 @@ def evaluate(
                 )
             )
             groups.append(Group(p, samples, sc))
-        b = make_batch(groups, engine.pad_id, overlong_filter=False)
+        device = model.get_input_embeddings().weight.device  # the batch is built on the CPU
+        b = make_batch(groups, engine.pad_id, overlong_filter=False).to(device)
         _, ent = score_tokens(model, b, temperature=1.0, micro=256)
         ent_sum += float((ent * b.mask).sum())
         tok_sum += float(b.mask.sum())

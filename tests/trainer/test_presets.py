@@ -24,7 +24,7 @@ def _cfg(preset, train_path, out, model_path, *, steps=2, **algo):
             "preset": preset,
             "model": {"path": str(model_path)},
             "data": {"train": train_path, "max_prompt_len": 256},
-            "rollout": {"n": 4, "max_new_tokens": 12},
+            "rollout": {"n": 4, "max_new_tokens": 20},
             "algo": {"overlong_buffer": 3, **({"dynamic_sampling": False} if preset == "dapo" else {}), **algo},
             "optim": {"lr": 1e-3, "warmup_steps": 1},
             "train": {"steps": steps, "prompts_per_step": 3, "mini_batch_size": 6, "micro_batch_size": 3,
