@@ -178,6 +178,28 @@ _ONE_OF_MANY = re.compile(
     r"写出一个|一个符合|任意一个|一个取值|一个值|写出满足|举出一个|举一个|的一个(?:整数|正整数|实数)?解|可能是|可以是",
     re.I,
 )
+# a number given by its absolute value (`Find a number whose absolute value is 15`, `Znajdź liczbę, której wartość
+# bezwzględna wynosi 15`): two numbers have it, unless the statement says which sign
+_BY_ABSOLUTE_VALUE = re.compile(
+    r"\b(?:whose|której|którego|cuyo|cujo|dont\s+la|deren|dessen|которого|у\s+которого)\s+"
+    r"(?:absolute\s+value|wartość\s+bezwzględna|valor\s+absoluto|valeur\s+absolue|betrag|модуль)",
+    re.I,
+)
+_SIGN_NAMED = re.compile(
+    r"\b(?:positive|negative|dodatni\w*|ujemn\w*|positiv\w*|negativ\w*|положительн\w*|отрицательн\w*)", re.I
+)
+# a mark asked for on the number line (`Wskaż liczbę -3 na osi liczbowej`, `Mark 7 on the number line`): a drawing
+_MARK_ON_LINE = re.compile(
+    r"^\s*(?:\d{1,3}[.)]\s*)?(?:mark|plot|indicate|show|locate|draw|place|represent|graph|wskaż|zaznacz|narysuj|"
+    r"marca|ubica|representa|indique|placez?|trace|markiere|zeichne|отметьте|изобразите|biểu\s+diễn)\b[^?]*"
+    r"\b(?:number\s+line|osi\s+liczbowej|recta\s+numérica|reta\s+numérica|droite\s+(?:graduée|numérique)|"
+    r"zahlenstrahl|(?:числовой|координатной)\s+прямой|trục\s+số)",
+    re.I,
+)
+# a statement that is one Markdown heading and nothing else (`### Вариант 1`): an exam sheet's label, no problem
+_HEADING_ONLY = re.compile(r"\A\s*#{1,6}[ \t]+[^\n?]{0,80}\s*\Z")
+_HEADING_ASKS = re.compile(r"\b(?:find|compute|calculate|evaluate|what|how|solve|simplify|determine)\b", re.I)
+
 # "how many", "what is", "find": a number is asked besides any "how can"
 _ASKS_NUMBER = re.compile(
     r"\bhow (?:many|much|long|far|old|large|big|fast|tall|high|often)\b|\b(?:what|find|compute|calculate|determine) (?:is|was|are|the)\b",
@@ -471,6 +493,7 @@ VERIFIABILITY = {
     "unstated_encoding": "refers to data not in the statement",
     "several_asks": "several asks",
     "malformed": "malformed statement",
+    "no_question": "malformed statement",
     "no_answer": "no answer",
 }
 
@@ -803,8 +826,16 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     info["rounding"] = rounding_asked(text)
     if _ESTIMATE.search(text) and not info["rounding"]:
         reasons.append("approximate")
-    if _ONE_OF_MANY.search(text) or hypotenuse_unnamed(text):
+    if (
+        _ONE_OF_MANY.search(text)
+        or hypotenuse_unnamed(text)
+        or (_BY_ABSOLUTE_VALUE.search(text) and not _SIGN_NAMED.search(text))
+    ):
         reasons.append("one_of_many")
+    if _MARK_ON_LINE.search(text):
+        reasons.append("construction")  # a mark on the number line is drawn, not computed
+    if _HEADING_ONLY.match(text) and not _HEADING_ASKS.search(text):
+        reasons.append("no_question")  # `### Вариант 1`: a label, not a problem
     if _CONSTRUCTION.search(text) and not _ASKS_NUMBER.search(text):
         reasons.append("construction")
     if (_OUTSIDE_DATA.search(text) and not _SHOWN_IN_TEXT.search(text)) or no_data(text, answer):
