@@ -449,6 +449,9 @@ def _committed(
             later = simple.group(1) if simple else _answer_value(value) if value else None
         if later is not None:
             return Extraction((later,), "answer_line", "", 0)
+        corrected = _corrected_after(text, a_end, end)
+        if corrected is not None:  # `Answer: $8$` then `Wait, I made a slip. Correction: the answer is $9$.`
+            return Extraction((corrected,), "sentence", "", 0)
     simple = _SIMPLE_VALUE.fullmatch(ans)
     if simple is not None:
         stop = a_start
@@ -459,6 +462,28 @@ def _committed(
         if before is not None and _number_value(before.group(1)) != _number_value(simple.group(1)):
             return Extraction((before.group(1), ans), "answer_line", "or", 0)
     return Extraction((ans,), "answer_line", "", 0)
+
+
+# words that take back what came before: a later `the answer is X` after them is the new commitment
+_CORRECTION_CUE = re.compile(
+    r"\b(?:wait|correction|corrected|actually|oops|scratch that|I made (?:a|an) (?:\w+ )?(?:mistake|error|slip)"
+    r"|let me (?:correct|redo|fix))\b",
+    re.IGNORECASE,
+)
+
+
+def _corrected_after(text: str, start: int, end: int) -> str | None:
+    """After an answer line, words that take it back and then a `the answer is X` sentence: X (the last commitment)."""
+    tail = text[start:end]
+    if not _may_name_answer(tail) or not _CORRECTION_CUE.search(tail):
+        return None
+    last = None
+    for m in _SENTENCE.finditer(tail):
+        last = m
+    if last is None or _CORRECTION_CUE.search(tail, last.end()):
+        return None  # nothing stated after the cue, or taken back again
+    value = _sentence_value(tail[last.end() :])
+    return value if value and "\\boxed" not in value else None
 
 
 def _number_value(s: str) -> float:

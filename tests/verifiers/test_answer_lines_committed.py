@@ -91,3 +91,25 @@ def test_a_congruence_answers_with_its_last_member(text, gold, question, equal):
 )
 def test_a_gsm8k_line_after_a_box_and_in_words(text, gold, equal):
     assert verifiers.check(text, gold).equivalent is equal
+
+
+SLIP = "Answer: $8$\n\nWait, I made an arithmetic slip above. Correction: the answer is $9$."
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        (SLIP, "9", True),
+        (SLIP, "8", False),
+        (
+            "Answer: $(3,\\pi)$\n\nOops. Correction: the answer is $\\left(3, \\frac{\\pi}{2}\\right)$.",
+            "(3,\\frac{\\pi}{2})",
+            True,
+        ),
+        ("Answer: 9\n\nI hope the answer is correct.", "9", True),
+        ("Answer: 9\n\nActually, let me double-check: yes, 9.", "9", True),
+        ("Answer: 9\n\nWait, the answer is 10. No wait, that is wrong.", "10", False),
+    ],
+)
+def test_a_correction_in_prose_after_the_answer_line(text, gold, equal):
+    assert verifiers.check(text, gold).equivalent is equal
