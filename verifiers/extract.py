@@ -434,6 +434,13 @@ _LATER_COMMITMENT = re.compile(
 )
 
 
+# the first characters an answer line can start with (`_ANSWER_LINE`: markup, then `final`, `answer`, `judgment` or
+# an ASCII label of another language); a line starting with anything else is no answer line
+_LABEL_FIRST = frozenset(
+    " \t>#*_" + "".join(w[0] for w in ("answer", "final", "judgment", *_ASCII_ANSWER_WORDS))
+)
+
+
 def _committed(
     text: str, ans: str, a_start: int, a_end: int, lo: int = 0, hi: int | None = None
 ) -> Extraction:
@@ -457,7 +464,13 @@ def _committed(
         stop = a_start
         while stop > lo and text[stop - 1] in " \t\r\n":
             stop -= 1
-        m = _ANSWER_LINE.match(text, max(lo, text.rfind("\n", lo, stop) + 1), stop) if stop > lo else None
+        start = max(lo, text.rfind("\n", lo, stop) + 1)
+        first = text[start : start + 1].lower()
+        m = (
+            _ANSWER_LINE.match(text, start, stop)
+            if stop > lo and (first in _LABEL_FIRST or not first.isascii())
+            else None
+        )  # the hot path: a reasoning line before `Answer: 34` is ruled out by its first character
         before = _SIMPLE_VALUE.fullmatch(m.group("ans")) if m else None
         if before is not None and _number_value(before.group(1)) != _number_value(simple.group(1)):
             return Extraction((before.group(1), ans), "answer_line", "or", 0)
@@ -1396,7 +1409,7 @@ def _core(text: str, gold: bool, cut_off: bool) -> tuple[Extraction, int, int]:
     if "box" in text:
         parts, joined, b_start, b_end = _box_group_at(text)
         if parts and (ans is None or b_start > a_end):
-            if "####" in text[b_end:]:
+            if text.find("####", b_end) >= 0:
                 after = _gsm8k(text[b_end:])
                 if (
                     after
