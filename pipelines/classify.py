@@ -196,6 +196,17 @@ _MARK_ON_LINE = re.compile(
     r"zahlenstrahl|(?:числовой|координатной)\s+прямой|trục\s+số)",
     re.I,
 )
+# an answer asked in another base (`expressing your answer in base $5$`, `in base 6?`): a numeral, not the integer its
+# digits spell (`12_5` is seven); base ten asked is the integer itself
+_BASE = r"in\s+base\s*\$?\s*\{?\s*(\d+|two|three|four|five|six|seven|eight|nine|twelve|sixteen)\b"
+_OTHER_BASE_ASKED = re.compile(
+    r"\b(?:express(?:ed|ing)?|write|give|convert|leave)\b[^.?]{0,60}?\b"
+    + _BASE
+    + r"|\bwhat\s+(?:number|numeral|is)\b[^?]{0,60}?\b"
+    + _BASE
+    + r"[^?]{0,8}\?",
+    re.I,
+)  # asked, not described: `can be written in base $6$ as ...` names a given numeral
 # a statement that is one Markdown heading and nothing else (`### Вариант 1`): an exam sheet's label, no problem
 _HEADING_ONLY = re.compile(r"\A\s*#{1,6}[ \t]+[^\n?]{0,80}\s*\Z")
 _HEADING_ASKS = re.compile(r"\b(?:find|compute|calculate|evaluate|what|how|solve|simplify|determine)\b", re.I)
@@ -494,6 +505,7 @@ VERIFIABILITY = {
     "several_asks": "several asks",
     "malformed": "malformed statement",
     "no_question": "malformed statement",
+    "other_base": "a numeral in another base",
     "no_answer": "no answer",
 }
 
@@ -834,6 +846,12 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("one_of_many")
     if _MARK_ON_LINE.search(text):
         reasons.append("construction")  # a mark on the number line is drawn, not computed
+    if any((m.group(1) or m.group(2)).lower() not in ("10", "ten") for m in _OTHER_BASE_ASKED.finditer(text)):
+        reasons.append("other_base")  # the key is a numeral in that base
+    if info["rounding"] and not any(ch.isdigit() for ch in text):
+        reasons.append(
+            "needs_data"
+        )  # a rounding asked of a statement with no number in it: the data is elsewhere
     if _HEADING_ONLY.match(text) and not _HEADING_ASKS.search(text):
         reasons.append("no_question")  # `### Вариант 1`: a label, not a problem
     if _CONSTRUCTION.search(text) and not _ASKS_NUMBER.search(text):

@@ -56,7 +56,11 @@ ROUNDED_INTEGER_KEYS = {"synth:qwen_eval_carp_en.jsonl:447:2", "synth:qwen_eval_
 # olympiadbench:209 (set F3's round): labelled units_required "conservatively", the labeller noting "the statement works
 # in degrees so 4 is natural"; a statement that writes its own angles in degrees now keeps a degree key, and the
 # rewrite says "Give the answer in degrees.", so 4 is right for the statement trained on (rule_labels_disputes.md)
-DISPUTES = {"math500.jsonl:219", "olympiadbench.jsonl:209"}
+DISPUTES = {
+    "math500.jsonl:219",
+    "olympiadbench.jsonl:209",
+    "n1n33/ai_project/data/raw/math_dataset/Precalculus.md:21",  # K3: `100c, rounded to the nearest integer` keyed 108
+}
 # measured floors for the decimal class (see the docstring): old set 79/135, new set 19/55
 # (old 79/135, new 19/55 since 2026-11-29: `- 2.5` and `9.8 \mathrm{h}` had reached the fraction rule
 # without the decimal proof; they now take it and go to the LLM stage, as every one-place key does)
@@ -93,6 +97,7 @@ NON_INTEGER_FLOOR = {
     "H3": 0.0,  # 0/5
     "I3": 0.0,  # 1/16: fifteen are worked solutions (`... = 42.679`), the LLM's by design
     "J3": 0.5,  # 22/41
+    "K3": 0.9,  # 43/46
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
@@ -366,6 +371,7 @@ ALL_SETS = [
     "H3",
     "I3",
     "J3",
+    "K3",
 ]
 # sets of 150 labels or more (old, new, S2 and L have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L"}

@@ -117,3 +117,33 @@ def test_statements_that_ask_for_no_one_number(problem, key):
 def test_the_same_words_around_one_number_are_kept(problem, key, kept):
     done = _run(problem, key)
     assert done["status"] == "kept" and done["answer"] == kept, done["status"]
+
+
+# set K3 (MATH-style competition sets, a visual-math dump): an answer asked in another base is a numeral, not the
+# integer its digits spell (`12_5` is seven), and a rounding asked of a statement that gives no number at all
+# (`Find the distance between the two endpoints. Round to three decimal places.`) rounds data that is elsewhere
+@pytest.mark.parametrize(
+    ("problem", "key"),
+    [
+        ("Find the sum of $S$, $H$ and $E$, expressing your answer in base $5$.", "12_5"),
+        ("What is $84_{10}$ in base 6?", "220_6"),
+        ("Express $1011_2 + 101_2$ in base 2.", "10000"),
+        ("Find the distance between the two endpoints. Round to three decimal places.", "8.246"),
+        ("Find the area of the shaded triangle. Round to the nearest tenth.", "12.5"),
+    ],
+)
+def test_a_numeral_in_another_base_and_a_rounding_of_missing_data(problem, key):
+    assert _run(problem, key)["status"] != "kept"
+
+
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        ("What is $1011_2$ in base 10?", "11", "11"),
+        ("Convert $324_5$ to base ten.", "89", "89"),
+        ("How many positive divisors does 196 have?", "9", "9"),
+    ],
+)
+def test_base_ten_asked_is_the_integer(problem, key, kept):
+    done = _run(problem, key)
+    assert done["status"] == "kept" and done["answer"] == kept, done["status"]
