@@ -408,7 +408,8 @@ def _rounding_without_data(text: str) -> bool:
     phrase = rounding_asked(text)
     if phrase is None:
         return False
-    rest = text.replace(phrase, " ")
+    # `the two endpoints` names objects the data describes (in an image the source left out), no number to use
+    rest = re.sub(r"\bthe\s+(?:two|three|four|both)\b", " ", text.replace(phrase, " "), flags=re.I)
     constant = re.search(r"\\pi|π|\bpi\b|\\sqrt|√|root|\blog|\bln\b|\\ln|\be\b|\\e\b|golden", rest, re.I)
     return not (constant or _ANY_NUMBER.search(rest))
 
@@ -848,10 +849,6 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("construction")  # a mark on the number line is drawn, not computed
     if any((m.group(1) or m.group(2)).lower() not in ("10", "ten") for m in _OTHER_BASE_ASKED.finditer(text)):
         reasons.append("other_base")  # the key is a numeral in that base
-    if info["rounding"] and not any(ch.isdigit() for ch in text):
-        reasons.append(
-            "needs_data"
-        )  # a rounding asked of a statement with no number in it: the data is elsewhere
     if _HEADING_ONLY.match(text) and not _HEADING_ASKS.search(text):
         reasons.append("no_question")  # `### Вариант 1`: a label, not a problem
     if _CONSTRUCTION.search(text) and not _ASKS_NUMBER.search(text):
