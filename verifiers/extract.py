@@ -212,9 +212,15 @@ _TAIL = 4_000  # unmarked prose: only the end of the text is read
 _SEMICOLON_MATH = re.compile(r"^\[;\s*(.*?)\s*;\s*\]$", re.DOTALL)
 
 
+# an answer label written inside the box (`\boxed{\text{Answer: } 12}`)
+_LABEL_IN_BOX = re.compile(r"\A\s*(?:\\text\s*\{\s*)?(?:final\s+)?answer\s*[:：]\s*\}?\s*", re.IGNORECASE)
+
+
 def _strip_wrapping(ans: str) -> str:
-    """Remove markdown emphasis, `$...$` and a trailing period around an extracted value."""
+    """Remove markdown emphasis, `$...$`, a trailing period and an answer label around an extracted value."""
     ans = _SEMICOLON_MATH.sub(r"[;\1;]", ans.strip())
+    if "nswer" in ans[:24] or "NSWER" in ans[:24]:
+        ans = _LABEL_IN_BOX.sub("", ans, count=1)
     for _ in range(3):
         before = ans
         ans = ans.strip().rstrip(".。").strip().strip("*_").strip()  # `**Answer: 34**` leaves `34**`
@@ -1019,6 +1025,10 @@ def number_in_words(text: str, question: str) -> str | None:
     words = text.strip().rstrip(".!").replace("-", " ").split()
     if not 1 <= len(words) <= 8 or any(ch.isdigit() for ch in text):
         return None
+    for i in range(len(words) - 1, 0, -1):  # `the remainder is five`: the words after the last copula
+        if words[i - 1].lower() in ("is", "are", "equals", "="):
+            words = words[i:]
+            break
     asked = {w.rstrip("s") for w in re.findall(r"[a-z]+", question.lower())}
     for cut in range(len(words), max(len(words) - 3, 0), -1):
         head, tail = words[:cut], [w.lower() for w in words[cut:]]
@@ -1182,6 +1192,9 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         not gold
     ):  # a response: what a reader does not see, a closing remark, a format that says where its answer is
         end = text[-1_000:]  # hidden text and code blocks matter where the answer is: near the end
+        if "```" in end:  # `Final answer:` then a code block holding only the value: that value on the line
+            text = _FENCED_ANSWER.sub(r"\1 \2", text)
+            end = text[-1_000:]
         if (
             "```" in end
             or "phantom" in end
@@ -1203,6 +1216,11 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
             return Extraction((field,), "answer_line", "", 0) if field else NONE
+    tail = text[-400:]
+    if "|" in tail and (
+        "nswer" in tail or "NSWER" in tail
+    ):  # `| **Answer** | **64** |`: a table row is an answer line
+        text = _TABLE_ANSWER.sub(r"Answer: \1", text)
     if "answer>" in text:  # `answer> 14` at a line's start: the R1 tag with its `<` lost, an answer line
         text = _LOST_TAG_OPEN.sub("Answer: ", text)
     if "<answer" in text or "<ANSWER" in text:  # the R1 format: `<answer>X</answer>` is an answer line
@@ -1248,6 +1266,13 @@ _LEAKED_SYSTEM = re.compile(
 )
 
 
+_TABLE_ANSWER = re.compile(
+    r"^[ \t]*\|[ \t]*[*_]*(?:final[ \t]+)?answer[*_]*[ \t]*\|[ \t]*[*_]*([^|\n*_]+?)[*_]*[ \t]*\|[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_FENCED_ANSWER = re.compile(
+    r"((?:final\s+)?answer\s*[:：])[ \t]*\n```[a-zA-Z]*\n([^\n`]{1,40})\n```\s*\Z", re.IGNORECASE
+)
 _STATED_ANSWER = re.compile(r"\bfinal answer\b|\bthe answer is\b|\banswer\s*[:：]", re.IGNORECASE)
 
 

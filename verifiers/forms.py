@@ -409,7 +409,7 @@ _LOWEST = re.compile(
     r"|\bas an? common fraction\b",  # MATH's convention: a common fraction is in lowest terms
     re.I,
 )
-_SIMPLEST_RADICAL = re.compile(r"simplest radical form", re.I)
+_SIMPLEST_RADICAL = re.compile(r"simplest radical form|\bsimplify\b", re.I)  # `Simplify` asks it too
 _AS_PERCENT = re.compile(
     r"as a percent|in percent|as a percentage|what percent|percentage|百分之几|百分数|百分率", re.I
 )

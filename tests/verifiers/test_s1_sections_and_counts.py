@@ -78,3 +78,25 @@ STEPS = "Elliott walks 10,000 steps a day and has 2,000 left after his jog. How 
 )
 def test_a_concluding_sentence_in_number_words(text, gold, equal):
     assert verifiers.check(text, gold, question=STEPS).equivalent is equal
+
+
+# set AN: radicals under "Simplify", an answer label inside the box, the value after `is` in number words on an
+# answer line, an answer line whose value is a code block, and a table row labelled Answer
+@pytest.mark.parametrize(
+    ("text", "gold", "question", "equal"),
+    [
+        ("\\sqrt{50}+\\sqrt{18} = \\sqrt{128}.\n\n\\boxed{\\sqrt{128}}", "8\\sqrt{2}", "Simplify $\\sqrt{50} + \\sqrt{18}$.", False),
+        ("\\boxed{8\\sqrt{2}}", "8\\sqrt{2}", "Simplify $\\sqrt{50} + \\sqrt{18}$.", True),
+        ("\\boxed{\\frac{\\sqrt{3}}{3}}", "\\frac{\\sqrt{3}}{3}", "Simplify $\\frac{1}{\\sqrt{3}}$.", True),
+        ("So $E_0 = 12$.\n\n### **最终答案：**\n\n$$\n\\boxed{\\text{Answer: } 12}\n$$", "12", None, True),
+        ("So $E_0 = 12$.\n\n$$\\boxed{\\text{Answer: } 13}$$", "12", None, False),
+        ("$9^9 \\equiv 5$.\n\nAnswer: the remainder is five.", "5", "What is the remainder when $9^9$ is divided by 8?", True),
+        ("$9^9 \\equiv 5$.\n\nAnswer: the remainder is five.", "4", "What is the remainder when $9^9$ is divided by 8?", False),
+        ("Eight pairs cost 8 dollars each.\n\nFinal answer:\n```\n64\n```", "64", None, True),
+        ("Eight pairs cost 8 dollars each.\n\nFinal answer:\n```\n63\n```", "64", None, False),
+        ("| item | value |\n|---|---|\n| pairs | 8 |\n| **Answer** | **64** |", "64", None, True),
+        ("| item | value |\n|---|---|\n| pairs | 64 |\n| **Answer** | **8** |", "64", None, False),
+    ],
+)  # fmt: skip
+def test_set_an_forms(text, gold, question, equal):
+    assert verifiers.check(text, gold, question=question).equivalent is equal
