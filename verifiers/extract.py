@@ -1216,11 +1216,11 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
             return Extraction((field,), "answer_line", "", 0) if field else NONE
-    tail = text[-400:]
-    if "|" in tail and (
-        "nswer" in tail or "NSWER" in tail
-    ):  # `| **Answer** | **64** |`: a table row is an answer line
-        text = _TABLE_ANSWER.sub(r"Answer: \1", text)
+    at = max(0, len(text) - 400)
+    if text.find("|", at) >= 0:  # `| **Answer** | **64** |` near the end: a table row is an answer line
+        row = _TABLE_ANSWER.search(text, at)
+        if row is not None:
+            text = text[: row.start()] + "Answer: " + row.group(1) + text[row.end() :]
     if "answer>" in text:  # `answer> 14` at a line's start: the R1 tag with its `<` lost, an answer line
         text = _LOST_TAG_OPEN.sub("Answer: ", text)
     if "<answer" in text or "<ANSWER" in text:  # the R1 format: `<answer>X</answer>` is an answer line
