@@ -50,7 +50,10 @@ def choice(s: str) -> tuple[str, str] | None:
         return None  # `A = 5`, `B不是 A`: not a letter with its option
     if re.search(r"\(\s*[A-E]\s*\)|\bor\b|\band\b", rest):
         return None  # `(A) or (C)`: several letters offered
-    return m.group("l"), rest.lstrip(".:：)。").strip()
+    value = rest.lstrip(".:：)。").strip()
+    if value.startswith("}") and s.lstrip().startswith("\\text{"):
+        value = value[1:].strip()  # `\text{B. } [-1, 0]`: the brace closes the letter's `\text`
+    return m.group("l"), value
 
 
 def asserted_letter(text: str) -> str | None:
@@ -278,8 +281,8 @@ def clean_choice(value: str) -> str:
 # lower-case labels `a.` / `a)` (LANTITE, MathQA): only as a run of four or more, the first starting a line; never
 # `(a)`, which labels the parts of a problem
 _CHINESE_STEM_END = re.compile(
-    r"[\u4e00-\u9fff]$|[(（]\s*(?:\\q?quad)?\s*[)）]\s*[.。]?$"
-)  # `的 ( ). A. ...`
+    r"[\u4e00-\u9fff？：]$|[(（]\s*(?:\\q?quad)?\s*[)）]\s*[.。]?$"
+)  # `的 ( ). A. ...`, `一定正确的是？ A. ...`
 _LOWER_LABEL = re.compile(r"(?:(?<=\s)|^)(?P<d>[a-e])\s*[.)](?=\s)")
 
 

@@ -100,3 +100,31 @@ def test_a_concluding_sentence_in_number_words(text, gold, equal):
 )  # fmt: skip
 def test_set_an_forms(text, gold, question, equal):
     assert verifiers.check(text, gold, question=question).equivalent is equal
+
+
+F_GROWS = (
+    "已知函数 $f(x)$ 的定义域为 $R$ ，$f(x) > f(x-1) + f(x-2)$，且当 $x < 3 时 f(x) = x$ ， 则下列结论中一定正确的是？ "
+    "A. $f(10) > 100$ B. $f(20) > 1000$ C. $f(10) < 1000$ D. $f(20) < 10000$"
+)
+
+
+# set AO: options written inline after a full-width question mark are options (a letter's content answers it, a
+# letter with another option's content does not), and `\text{B. } [-1, 0]` is letter B with its content
+@pytest.mark.parametrize(
+    ("text", "gold", "equal"),
+    [
+        ("\\boxed{B.\\ f(10) < 1000}", "B", False),
+        ("\\boxed{B.\\ f(20) > 1000}", "B", True),
+        ("\\boxed{f(20) > 1000}", "B", True),
+        ("\\boxed{f(10) < 1000}", "B", False),
+    ],
+)
+def test_inline_options_after_a_full_width_question_mark(text, gold, equal):
+    assert verifiers.check(text, gold, question=F_GROWS).equivalent is equal
+
+
+def test_a_letter_in_text_braces_keeps_its_content():
+    from verifiers import forms
+
+    assert forms.choice("\\text{B. } [-1, 0]") == ("B", "[-1, 0]")
+    assert forms.choice("B. [-1, 0]") == ("B", "[-1, 0]")
