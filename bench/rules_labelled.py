@@ -102,6 +102,7 @@ LABELS_H3 = [DATA / "rule_labels_H3.jsonl"]
 LABELS_I3 = [DATA / "rule_labels_I3.jsonl"]
 LABELS_J3 = [DATA / "rule_labels_J3.jsonl"]
 LABELS_K3 = [DATA / "rule_labels_K3.jsonl"]
+LABELS_L3 = [DATA / "rule_labels_L3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -139,6 +140,7 @@ SETS = {
     "I3": LABELS_I3,
     "J3": LABELS_J3,
     "K3": LABELS_K3,
+    "L3": LABELS_L3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

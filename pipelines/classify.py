@@ -207,6 +207,12 @@ _OTHER_BASE_ASKED = re.compile(
     + r"[^?]{0,8}\?",
     re.I,
 )  # asked, not described: `can be written in base $6$ as ...` names a given numeral
+# a letter-coding puzzle (`If PALE is coded as 2134, ... how is PEARL coded?`): its key is a code string, not a quantity
+_LETTER_CODE = re.compile(
+    r"\b(?:is|are)\s+(?:coded|encoded)\s+as\b|\bhow\s+(?:is|will|would)\b[^?]{0,40}?\b(?:be\s+)?(?:coded|encoded)\b"
+    r"|\bin\s+a\s+certain\s+code\b",
+    re.I,
+)
 # a statement that is one Markdown heading and nothing else (`### Вариант 1`): an exam sheet's label, no problem
 _HEADING_ONLY = re.compile(r"\A\s*#{1,6}[ \t]+[^\n?]{0,80}\s*\Z")
 _HEADING_ASKS = re.compile(r"\b(?:find|compute|calculate|evaluate|what|how|solve|simplify|determine)\b", re.I)
@@ -507,6 +513,7 @@ VERIFIABILITY = {
     "malformed": "malformed statement",
     "no_question": "malformed statement",
     "other_base": "a numeral in another base",
+    "code": "a code, not a number",
     "no_answer": "no answer",
 }
 
@@ -849,6 +856,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("construction")  # a mark on the number line is drawn, not computed
     if any((m.group(1) or m.group(2)).lower() not in ("10", "ten") for m in _OTHER_BASE_ASKED.finditer(text)):
         reasons.append("other_base")  # the key is a numeral in that base
+    if _LETTER_CODE.search(text):
+        reasons.append("code")  # the key is a code string (`24153`), whose digits are no quantity
     if _HEADING_ONLY.match(text) and not _HEADING_ASKS.search(text):
         reasons.append("no_question")  # `### Вариант 1`: a label, not a problem
     if _CONSTRUCTION.search(text) and not _ASKS_NUMBER.search(text):

@@ -60,6 +60,7 @@ DISPUTES = {
     "math500.jsonl:219",
     "olympiadbench.jsonl:209",
     "n1n33/ai_project/data/raw/math_dataset/Precalculus.md:21",  # K3: `100c, rounded to the nearest integer` keyed 108
+    "bikiris/web102-project3/src/answers.js:5",  # L3: the pH of pure water at room temperature, 7 by convention
 }
 # measured floors for the decimal class (see the docstring): old set 79/135, new set 19/55
 # (old 79/135, new 19/55 since 2026-11-29: `- 2.5` and `9.8 \mathrm{h}` had reached the fraction rule
@@ -98,6 +99,7 @@ NON_INTEGER_FLOOR = {
     "I3": 0.0,  # 1/16: fifteen are worked solutions (`... = 42.679`), the LLM's by design
     "J3": 0.5,  # 22/41
     "K3": 0.9,  # 43/46
+    "L3": 0.25,  # 1/4
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
@@ -311,6 +313,12 @@ NOT_SEEN_J3 = {
     "KlevissonWeskley/olimpath-server/src/utils/simulated/obmep.ts:9",
     "nbt-edulive/edulive/vndoc/data_markdown/markdown_files_toan5/vndoc.com_50-bai-toan-boi-duong-hoc-sinh-gioi-lop-5-co-loi-giai-85257.md:10",
 }
+# set L3: an aptitude file whose keys carry their working in brackets (`12 (15% of 80 = 0.15 × 80 = 12)`) and a physics
+# bank (science decimals, a solver's by design); the other integers 38/40
+DEFERRED_L3 = {
+    "gdhanush27/Notes/Accenture-Questions/Quans.md",
+    "Zhongzhou/ESTELA-physics-problem-bank/PHY I Mechanics/1_1D Motion/PHY1-1DM-UAM1-09182025/PHY1-1DM-UAM1-09182025.yaml",
+}
 # set I3: a bank whose keys are worked solutions in prose (`We can break each number into 3 parts, ... = 526`): the
 # LLM stage reads them (precision first: a rule does not pick the value out of a paragraph); 48 of 48 other integers kept
 WORKED_KEYS_I3 = {
@@ -372,6 +380,7 @@ ALL_SETS = [
     "I3",
     "J3",
     "K3",
+    "L3",
 ]
 # sets of 150 labels or more (old, new, S2 and L have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L"}
@@ -490,6 +499,7 @@ def test_right_rewrites_kept_per_class(scored):
         and not (name == "C3" and d["file"] in SCIENCE_C3)
         and not (name == "G3" and d["file"] in WORKED_KEYS_G3)
         and not (name == "I3" and d["file"] in WORKED_KEYS_I3)
+        and not (name == "L3" and d["file"] in DEFERRED_L3)
     ]
     right = sum(d["verdict"] == "right" for d in integer)
     assert right >= 0.85 * len(integer), (name, right, len(integer))

@@ -147,3 +147,28 @@ def test_a_numeral_in_another_base_and_a_rounding_of_missing_data(problem, key):
 def test_base_ten_asked_is_the_integer(problem, key, kept):
     done = _run(problem, key)
     assert done["status"] == "kept" and done["answer"] == kept, done["status"]
+
+
+# set L3 (aptitude banks): a letter-coding puzzle's key is a code string, not a quantity
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        ("If PALE is coded as 2134, EARTH is coded as 41576, how is PEARL coded?", "24153", None),
+        (
+            "In a certain code, 'MOUSE' is written as 'PRUQC'. How is 'SHIFT' written in that code?",
+            "VKIDR",
+            None,
+        ),
+        (
+            "How many two-digit numbers can be coded with the digits 1, 2 and 3 if digits may repeat?",
+            "9",
+            "9",
+        ),
+    ],
+)
+def test_a_letter_code_is_no_quantity(problem, key, kept):
+    done = _run(problem, key)
+    if kept is None:
+        assert done["status"] != "kept", done
+    else:
+        assert done["status"] == "kept" and done["answer"] == kept, done["status"]
