@@ -837,10 +837,19 @@ _ASKS_NUMERAL = re.compile(
 
 
 def key_contradicted(problem: str, value: sympy.Expr) -> Miss | None:
-    """A reject when the question is one arithmetic expression or one polynomial equation
-    (`pipelines.arithmetic`) whose exact value or solutions the key is not; a deferral when the equation
-    has two solutions and the key is one of them (several values); else None. A quiz bank's slip is
-    caught here instead of being carried into the corpus."""
+    """A reject when the question is one rounding of one number (`Round 492 to the nearest hundred.`), one arithmetic
+    expression or one polynomial equation (`pipelines.arithmetic`) whose exact value or solutions the key is not; a
+    deferral when the equation has two solutions and the key is one of them (several values); else None. A quiz
+    bank's slip is caught here instead of being carried into the corpus. Past the rounding, a statement that speaks of
+    estimates or roundings is not read as exact."""
+    rounding = asked_rounding(problem)
+    if rounding is not None and sympy.Rational(rounding[1].numerator, rounding[1].denominator) != value:
+        return Miss(
+            f"the key contradicts the question: {rounding[0]!r} gives {rounding[1]}, not the key {value}",
+            llm=False,
+        )
+    if _INEXACT_WORDS.search(problem):
+        return None
     expression = asked_expression(problem)
     if expression is not None:
         text, exact = expression
@@ -1250,16 +1259,10 @@ def apply_rules(
         return parsed
     v, unit = parsed.value, parsed.unit
     original = problem
-    if v.is_Rational and not _INEXACT_WORDS.search(problem or ""):
+    if v.is_Rational and problem:
         contradicted = key_contradicted(problem, v)
         if contradicted is not None:
             return contradicted
-    rounding = asked_rounding(problem) if v.is_Rational and problem else None
-    if rounding is not None and sympy.Rational(rounding[1].numerator, rounding[1].denominator) != v:
-        return Miss(
-            f"the key contradicts the question: {rounding[0]!r} gives {rounding[1]}, not the key {v}",
-            llm=False,
-        )
     if v.is_Rational and circle_without_pi(problem, str(answer)):
         return Miss(
             "a circle's length or area without pi: the key may use an approximation of pi (22/7, 3.14)"

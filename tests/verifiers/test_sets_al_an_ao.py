@@ -1,7 +1,9 @@
-"""Blind set AL's classes: the s1 format's answer section (`<|im_start|>think ... <|im_start|>answer Final Answer:
-...`) is the response, a percent is no answer to a question that asks how many of something even when its
-statement speaks of percentages, and a concluding sentence in number words names the count the question asks
-for. Each verdict follows from the text and the question, decided before the code ran on it."""
+"""Blind sets AL, AN and AO's classes. AL: the s1 format's answer section (`<|im_start|>think ... <|im_start|>answer
+Final Answer: ...`) is the response, a percent is no answer to a question that asks how many of something even when
+its statement speaks of percentages, and a concluding sentence in number words names the count the question asks for.
+AN: `Simplify` asks for simplest radicals, an answer label inside the box, number words after `is` on an answer line, a
+code block or a table row as the answer line's value. AO: options written inline after a full-width question mark.
+Each verdict follows from the text and the question, decided before the code ran on it."""
 
 from __future__ import annotations
 
