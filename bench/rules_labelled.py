@@ -103,6 +103,10 @@ LABELS_I3 = [DATA / "rule_labels_I3.jsonl"]
 LABELS_J3 = [DATA / "rule_labels_J3.jsonl"]
 LABELS_K3 = [DATA / "rule_labels_K3.jsonl"]
 LABELS_L3 = [DATA / "rule_labels_L3.jsonl"]
+# non-English worksheets and exam keys (German physics, Spanish chemistry, Japanese, Turkish, Indonesian; 2026-11-30)
+LABELS_M3 = [DATA / "rule_labels_M3.jsonl"]
+# science, engineering economics and statistics files, SciBench's own repository, MATHCOUNTS countdown (2026-11-30)
+LABELS_N3 = [DATA / "rule_labels_N3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -141,6 +145,8 @@ SETS = {
     "J3": LABELS_J3,
     "K3": LABELS_K3,
     "L3": LABELS_L3,
+    "M3": LABELS_M3,
+    "N3": LABELS_N3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -154,7 +154,7 @@ _SHOWN_LOOSE = re.compile(
 )
 # estimation, order of magnitude, significant figures: the key is an approximation by design
 _ESTIMATE = re.compile(
-    r"\b(estimate|estimated|estimation|approximately|approximate|roughly|about how (many|much|far|long)|"
+    r"\b(estimate|estimated|estimation|approximately|approximate|roughly|about how (many|much|far|long)|most nearly|"
     r"order of magnitude|nearest power of (ten|10)|significant (figures|digits))\b|估计|估算|近似|大约|约[为是有需行多等]",
     re.I,
 )
@@ -282,7 +282,10 @@ _SCI_UNITS = re.compile(
     r"\b(joules?|newtons?|pascals?|kelvins?|watts?|volts?|amperes?|ohms?|coulombs?|teslas?|"
     r"electronvolts?|hertz|kilojoules?|calories|molar)\b|°\s*C\b|\^\s*\{?\\circ\}?\s*\\mathrm\{C\}|"
     # the amount of substance, not the animal ("whack a mole"): a count or "of"/"per" beside it
-    r"\b(\d[\d.]*|one|two|three|half a|per|each)\s*moles?\b|\bmoles? (of|per)\b|\bhow many moles\b",
+    r"\b(\d[\d.]*|one|two|three|half a|per|each)\s*moles?\b|\bmoles? (of|per)\b|\bhow many moles\b|"
+    # unit markup of physics texts (siunitx `\\qty{20}{\\degreeCelsius}`, `\\SI{..}{..}`, the units package's
+    # `\\unit[2,5]{m/s^2}`) and temperatures in Celsius (a gas law's 273.15 is a constant the key rounds with)
+    r"\\(qty|SI|si|unit|units|SIrange)\s*[\[{]|\\(degreeCelsius|celsius)\b|[º˚]\s*C\b|℃",
     re.I,
 )
 _SCI_WORDS = re.compile(
@@ -297,7 +300,21 @@ _SCI_WORDS = re.compile(
     r"standard deviation|variance|confidence interval|significance level|p-value|hypothesis test|"
     r"normal distribution|z-score|t-distribution|sample mean|regression|"
     r"compound(ed)? interest|interest rate|annual(ly)? rate|compounded|depreciat\w*|exponential(ly)? "
-    r"(growth|decay)|population (grows|growth)|growth rate)\b|物理|化学|溶液|浓度|速度|加速度|压强|温度",
+    r"(growth|decay)|population (grows|growth)|growth rate)\b|物理|化学|溶液|浓度|速度|加速度|压强|温度|"
+    # the same vocabulary in the languages of the sources (Spanish, Portuguese, French, German, Italian,
+    # Turkish, Indonesian, Russian, Japanese, Korean): physics and chemistry terms, not everyday rates
+    r"\b(aceleraci[óo]n|acelera[çc][ãa]o|acc[ée]l[ée]ration|accelerazione|beschleunigung|fallbeschleunigung|"
+    r"fuerza|for[çc]a|forza|kraft|kuvvet|energ[íi]a|[ée]nergie|energia|enerji|energi|"
+    r"presi[óo]n|press[ãa]o|pression|pressione|druck|bas[ıi]n[çc]|tekanan|"
+    r"temperatura|temp[ée]rature|temperatur|s[ıi]cakl[ıi]k|suhu|densidad|densidade|densit[ée]|densit[àa]|dichte|"
+    r"masse volumique|massa jenis|yo[ğg]unluk|disoluci[óo]n|soluci[óo]n acuosa|concentraci[óo]n|concentra[çc][ãa]o|"
+    r"molaridad|molaridade|molarit[ée]|masa molar|massa molar|masse molaire|molmasse|"
+    r"[áa]tomos?|atomes?|mol[ée]culas?|mol[ée]cules?|reacci[óo]n|rea[çc][ãa]o|r[ée]action chimique|reaktion|"
+    r"rozamiento|atrito|frottement|reibung|gravedad|gravidade|pesanteur|schwerkraft|"
+    r"wirkungsgrad|federkonstante|stromst[äa]rke|spannung|widerstand|wellenl[äa]nge|frequenz|"
+    r"voltaje|corriente el[ée]ctrica|longitud de onda|intensit[ée] du courant|tension [ée]lectrique|"
+    r"ускорени\w*|давлени\w*|температур\w*|плотност\w*|энерги\w*|напряжени\w*|сопротивлени\w*)\b|"
+    r"加速度|圧力|温度|密度|電圧|電流|抵抗|エネルギー|가속도|압력|온도|밀도|전압|전류",
     re.I,
 )
 # quantitative finance: option prices, utility, present values are computed with e^x, roots or

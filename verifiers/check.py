@@ -45,6 +45,7 @@ from verifiers.extract import (
     extract,
     number_in_words,
     result_stated_after,
+    without_closing_remarks,
 )
 from verifiers.kinds import kinds_differ, strip_membership
 from verifiers.normalize import (
@@ -519,7 +520,12 @@ def _with_unit(answer: str, pred: str) -> str:
     line = pred.strip().rsplit("\n", 1)[-1].replace("$", "").replace("*", "")
     line = re.sub(r"^[^:：]{0,30}[:：]", "", line).strip().rstrip(".")
     core = answer.replace("$", "").strip()
-    return line if core and line.startswith(core) and len(line) - len(core) <= 20 else answer
+    if core and line.startswith(core) and len(line) - len(core) <= 20:
+        return line
+    # `There are 15 gallons of water.`: the one place the line writes the number, and the word after it
+    at = [m for m in re.finditer(r"(?<![\d.,])" + re.escape(core) + r"(?![\d.,]\d)", line)] if core else []
+    word = re.match(r"\s+[A-Za-z]+", line[at[0].end() :]) if len(at) == 1 else None
+    return core + word.group(0) if word else answer
 
 
 def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict:
@@ -540,6 +546,19 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         )  # `45 seconds` for a question in minutes
     if v.reason == "unit_converted" and forms.asked_unit(question) not in (None, v.pred.split()[-1]):
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `1.5 h` for "How many minutes?"
+    if v.extracted and forms.order_not_kept(v.extracted, question):
+        return Verdict(
+            False, "order_not_asked", v.pred, v.extracted, v.gold
+        )  # `15, 14, 6, 4` "in increasing order"
+    line = pred.strip().rsplit("\n", 1)[-1] if pred else ""
+    if (
+        line
+        and v.pred
+        and forms.quantity_not_asked(line.replace(",", ""), str(v.pred).replace(",", ""), question)
+    ):
+        return Verdict(
+            False, "unit_mismatch", v.pred, v.extracted, v.gold
+        )  # `She sells 18 eggs.` for dollars
     if forms.factored_incompletely(v.pred, question):
         return Verdict(False, "not_factored_completely", v.pred, v.extracted, v.gold)  # `(6-2x)(6+2x)`
     if forms.left_undone(v.extracted or v.pred, gold):
@@ -564,9 +583,12 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
 _OPERATOR = re.compile(r"[-+*/^()!]|\\[a-zA-Z]")
 _ASKED_ANGLE = re.compile(
     r"\bin\s+(radians|degrees)\b|(弧度|角度)(?:制)?表示"
-    r"|\\theta\s*(<|\\leq?|\\le)\s*2\s*\\pi",  # `0 \\le \\theta < 2 \\pi`: the range is in radians
+    r"|\\theta\s*(<|\\leq?|\\le)\s*2\s*\\pi"  # `0 \\le \\theta < 2 \\pi`: the range is in radians
+    r"|\b(degree|radian)\s+measure\b",  # `Find the degree measure of the least positive angle`
     re.IGNORECASE,
 )
+# the question asks for an angle as such (its measure in either unit is the answer), not for a real variable
+_ANGLE_ASKED = re.compile(r"\bangles?\b|\\(?:angle|measuredangle)\b|\bpolar\b|角", re.IGNORECASE)
 _DEGREE_SIGN = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree|\bdegrees?\b")
 
 
@@ -586,12 +608,20 @@ def _question_reading(v: Verdict, pred: str, gold: str, question: str, deadline:
     question: the one number the question does not hold (`concluded_number_beside`). Only a match is taken
     from this second reading; otherwise the first verdict stands."""
     ex = extract(pred)
-    text = ex.answer if ex.how == "answer_line" and ex.answer else pred if ex.how == "none" else None
-    number = concluded_number_beside(text, question, marked=ex.how == "answer_line") if text else None
-    if number is None and ex.how == "answer_line" and text:
+    marked = ex.how == "answer_line"
+    # an answer line's value; `The answer is:\n\nEach group has 4 students.` (read as a concluding sentence); prose
+    text = (
+        ex.answer
+        if ex.how in ("answer_line", "sentence") and ex.answer
+        else without_closing_remarks(pred)
+        if ex.how == "none"
+        else None
+    )
+    number = concluded_number_beside(text, question, marked=marked) if text else None
+    if number is None and marked and text:
         number = number_in_words(text, question)  # `Final answer: seventy-five dollars`
     if number is None and ex.how == "none":
-        number = count_in_words(pred, question)  # `Elliott took two thousand steps during his jog.`
+        number = count_in_words(text, question)  # `Elliott took two thousand steps during his jog.`
     if number is None:
         return v
     second = _check(number, gold, max(deadline - time.monotonic(), 0.0), deadline, False)
@@ -653,9 +683,23 @@ def not_the_asked_angle_unit(answer: str, gold: str, question: str) -> bool:
     """An angle equal in value but not in the unit the question asks for: degrees (`30^\\circ`) when it
     asks "in radians", a multiple of pi without a degree sign when it asks "in degrees"."""
     m = _ASKED_ANGLE.search(question)
-    if m is None:
-        return False
-    radians = (m.group(1) or "").lower() == "radians" or m.group(2) == "弧度" or m.group(3) is not None
+    if (
+        m is None
+    ):  # a real variable, not an angle asked: the gold's unit decides (`48^\circ` answered `\frac{4\pi}{15}`
+        if _ANGLE_ASKED.search(
+            question
+        ):  # for `x` labelled `x + 26^\circ`; `x = 150^\circ` for `x = \frac{5\pi}{6}`)
+            return False
+        g_deg, a_deg = bool(_DEGREE_SIGN.search(gold)), bool(_DEGREE_SIGN.search(answer))
+        return (g_deg and not a_deg and "\\pi" in answer and "\\pi" not in gold) or (
+            a_deg and not g_deg and "\\pi" in gold and "\\pi" not in answer
+        )
+    radians = (
+        (m.group(1) or "").lower() == "radians"
+        or m.group(2) == "弧度"
+        or m.group(3) is not None
+        or (m.group(4) or "").lower() == "radian"
+    )
     deg = bool(_DEGREE_SIGN.search(answer))
     if radians:
         return deg and not _DEGREE_SIGN.search(gold)

@@ -49,8 +49,9 @@ another question.
 Formats that say where the answer is: the last `"answer"` field of a JSON object (`{"reasoning": ..., "answer":
 "5"}`) is an answer line; so is a critic's `Judgement:` line; a short value alone on the first line followed by
 `Explanation:` is an answer-first format, and that first line is the answer; an `<answer>` tag that never closes
-is a response cut off inside its answer unless a finished box follows it; a program's printed value on the last
-line (`>>> 85.0`) is its answer.
+is read by a finished box after it, else its whole content is the answer (a sampler stopped at `</answer>` drops
+the stop string), unless that content stops mid-line or the response was cut off at its token limit; a program's
+printed value on the last line (`>>> 85.0`) is its answer.
 
 Other languages: answer words and sentences of 16 languages (`Die Antwort lautet`, `Ответ:`, `答えは`, `정답은`,
 `Đáp số:`, `Jawabannya adalah`, `Cevap ...'dir`, `الإجابة هي`, `उत्तर ... है`, `คำตอบคือ`, `Jibu ni`, ...) mark an
@@ -190,7 +191,9 @@ _APPROX = re.compile(
 _MATH_SPAN = re.compile(
     r"\$\$(.+?)\$\$|(?<!\\)\$((?:(?!\n[ \t]*\n)[^$\\]|\\.)+?)\$(?!\d)|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL
 )
-_COPULA = re.compile(r"(?:\bis\b|\bare\b|\bequals\b|\bbe\b|\bit's\b|=|:)\s*", re.IGNORECASE)
+_COPULA = re.compile(
+    r"(?:\b(?:is|are)\s+equal\s+to\b|\bis\b|\bare\b|\bequals\b|\bbe\b|\bit's\b|=|:)\s*", re.IGNORECASE
+)  # `2/3 of 9 is equal to 6`
 _BRACKETED = re.compile(r"\[\s*([^\[\],;]+?)\s*\]")
 _BRACKET_SPAN = re.compile(r"(?<!\\)\[\s*([^\[\],;\\]+?)\s*\]")
 _COUNTED = re.compile(r"([$€£]?\s*-?[\d][\d,]*(?:\.\d+)?%?)\s+[A-Za-z][A-Za-z ]*")
@@ -240,7 +243,14 @@ def _strip_wrapping(ans: str) -> str:
                     ans = inner.strip()
         if ans == before:
             break
+    if "," in ans and "=" in ans:  # `5,000 - 1,456 = 3,544`: thousands groups in a computation, not a list
+        ungrouped = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), ans)
+        if "," not in ungrouped:
+            ans = ungrouped
     return ans
+
+
+_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])")
 
 
 _NONSPACE = re.compile(r"\S")
@@ -336,6 +346,27 @@ def extract_boxed(text: str) -> str | None:
     for m in _BOXED_SPACE.finditer(text):
         last = m
     return last.group(1).strip() if last else None
+
+
+def _whole_answer(rest: str) -> bool:
+    """What follows an `<answer>` tag that never closes, read as a whole answer: one short line, no other tag,
+    no box, no math span or brace left open. A sampler stopped at `</answer>` drops the stop string unless told to keep it (vLLM's
+    `include_stop_str_in_output=False`), so `<answer> 402` ends the response; a response cut off at its token
+    limit inside the tag (`cut_off=True`) is not read."""
+    body = rest.strip()
+    return (
+        0 < len(body) <= _MAX_OPEN_TAG
+        and "\n" not in body  # one line: more after it (`<end>`, another attempt) is no single answer
+        and "<" not in body.replace("\\le", "").replace("\\lt", "")
+        and "box" not in body
+        and not _ends_in_open_math(body)
+        and body.count("{") == body.count("}")
+        and body[-1] not in "=+-*/^_,(:[{\\×÷"  # `The total is 4 * 45 + 20 * 15 =`: cut off mid-line
+        and not _UNFINISHED.search(body[-200:])
+    )
+
+
+_MAX_OPEN_TAG = 400
 
 
 def _final_box_open(text: str) -> bool:
@@ -580,6 +611,11 @@ def _answer_value(ans: str) -> str | None:
     """The value on an answer line: a box, a math span, or a sentence read by the prose policy."""
     boxed = extract_boxed(ans)
     if boxed is not None:
+        parts, joined = _box_group(ans)
+        if (
+            len(parts) > 1
+        ):  # `Answer: $\boxed{\frac{3}{2}}$ or $\boxed{-\frac{1}{8}}$`: two answers, as off the line
+            return (" or " if joined == "or" else ", ").join(_strip_wrapping(p) for p in parts)
         return _strip_wrapping(boxed) or None
     ans = _HOPE_ANY.sub("", _DANGLING_CLOSE.sub("", ans))
     m = _MINERVA.search(ans)  # `Final Answer: The final answer is $X$. I hope it is correct.`
@@ -587,6 +623,11 @@ def _answer_value(ans: str) -> str | None:
         return _sentence_value(ans[m.end() :])
     value = _strip_wrapping(ans)
     if value and _is_sentence(value):  # `Final Answer: The largest $n$ is 34.`
+        bold = _BOLD_PAIR.findall(value)
+        if len(bold) == 1 and _NUMBER.search(
+            bold[0]
+        ):  # `There will be **84 crayons** in total, across the 7 boxes.`
+            return _strip_wrapping(bold[0]) or None
         value = _prose_value(value) or value
     return value or None
 
@@ -600,9 +641,10 @@ def _minerva(text: str) -> str | None:
     return _sentence_value(rest)
 
 
-def _sentence_value(rest: str) -> str | None:
+def _sentence_value(rest: str, restated: bool = False) -> str | None:
     """The value that starts `rest` (text right after `the answer is`): a math span, a box, or
-    the words up to the end of the sentence."""
+    the words up to the end of the sentence. `restated`: the words start a line of their own after the
+    marker, a sentence that states the answer (read by the prose policy)."""
     rest = _HOPE_ANY.sub("", rest).lstrip().removeprefix('\\"').removeprefix('"')
     m = _MATH_SPAN.match(rest)
     if m:
@@ -620,6 +662,10 @@ def _sentence_value(rest: str) -> str | None:
     value = rest[: end.start()] if end else rest
     if "\n" in value:
         value = value.split("\n", 1)[0]
+    if restated and _is_sentence(
+        value
+    ):  # `The answer is:\n\n2/3 of 9 is equal to 6.`: a sentence restating it
+        value = _prose_value(value) or value
     value = _BECAUSE.split(value, 1)[
         0
     ]  # `19, because before giving 5 away he had 24`: the reason is no answer
@@ -1157,6 +1203,43 @@ _WINDOWS = (2_000, 16_000)  # read from the end: these many final characters fir
 _MARGIN = 500  # a marker this close to a window's start might belong to text before it
 
 
+# a reference answer stored as sympy's own printout (`Interval(0, oo)`, `Eq(x, Interval(-2, 7))`, `Union(...)`):
+# some datasets keep `str(sympy_object)` as the gold
+_SYMPY_REPR = re.compile(r"(?:Eq\(\s*[A-Za-z]\w*\s*,\s*)?(?:Interval|Union|FiniteSet)\b.*", re.DOTALL)
+_INTERVAL_REPR = re.compile(
+    r"Interval(?:\.(open|Lopen|Ropen))?\(\s*([^(),]+(?:\([^()]*\))?[^(),]*)\s*,\s*([^(),]+(?:\([^()]*\))?[^(),]*?)"
+    r"(?:\s*,\s*(True|False)\s*,\s*(True|False))?\s*\)"
+)
+
+
+def _sympy_repr_as_latex(text: str) -> str:
+    """`Interval.Lopen(0, oo)` -> `(0, \\infty]`... as a reader writes it; `Eq(x, Interval(-2, 7))` -> `[-2, 7]`."""
+    t = text.strip()
+    m = re.fullmatch(r"Eq\(\s*[A-Za-z]\w*\s*,\s*(.*)\)", t, re.DOTALL)
+    if m:
+        t = m.group(1).strip()
+
+    def interval(m: re.Match) -> str:
+        kind, a, b = m.group(1), m.group(2).strip(), m.group(3).strip()
+        left_open = (
+            kind in ("open", "Lopen") or m.group(4) == "True" or a == "-oo"
+        )  # sympy opens an infinite end
+        right_open = kind in ("open", "Ropen") or m.group(5) == "True" or b == "oo"
+        return ("(" if left_open else "[") + a + ", " + b + (")" if right_open else "]")
+
+    t = _INTERVAL_REPR.sub(interval, t)
+    u = re.fullmatch(r"Union\((.*)\)", t, re.DOTALL)
+    if u:
+        t = u.group(1).replace("), (", ") \\cup (").replace("], [", "] \\cup [").replace("), [", ") \\cup [")
+        t = t.replace("], (", "] \\cup (")
+    f = re.fullmatch(r"FiniteSet\((.*)\)", t, re.DOTALL)
+    if f:
+        t = "\\{" + f.group(1) + "\\}"
+    t = re.sub(r"(?<![\w\\])oo\b", "\\\\infty", t)
+    t = re.sub(r"\bsqrt\(([^()]+)\)", r"\\sqrt{\1}", t)
+    return t if "Interval" not in t and "Union" not in t and "FiniteSet" not in t else text
+
+
 def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     """Read from the end: an answer line among the last lines (with no box after it) decides at
     once; otherwise the final 2,000 and then 16,000 characters are read, and their answer stands
@@ -1164,6 +1247,8 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
     whose answer is not near its end is read whole. The same answer as reading it whole."""
     if not gold and "ки" in text:
         text = _STEP_TAG.sub("", text)
+    if gold and text[:1] in "EIUF" and _SYMPY_REPR.fullmatch(text.strip()):
+        text = _sympy_repr_as_latex(text)
     text = _before_invented_turn(text, gold, cut_off)
     if (
         not gold
@@ -1209,6 +1294,19 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         closing = _CHAT_CLOSING.search(text, max(0, len(text) - 400))
         if closing:  # `Let me know if you'd like a decimal approximation!`: an offer, no part of the answer
             text = text[: closing.start()]
+        if text[-1:] in "?!." or text[-2:].rstrip()[-1:] in ("?", "!", "."):
+            text = without_closing_remarks(text)  # `That's it! Do you have any questions?`
+        if "heck" in text[-600:] or "erif" in text[-600:]:
+            check = _TRAILING_CHECK.search(text, max(0, len(text) - 600))
+            if check and not _STATED_ANSWER.search(check.group(0)) and "box" not in check.group(0):
+                text = text[
+                    : check.start()
+                ]  # `He would use 9 pages. Check: 9 × 5 = 45 cards.`: the check restates
+        bold = _BOLD_LAST_LINE.search(text, max(0, len(text) - 200))
+        if (
+            bold and "\n" in text.strip()
+        ):  # `...\n\n**132.**`: a last line that is one bold value is the answer line
+            text = text[: bold.start()] + "\nAnswer: " + bold.group(1)
         formatted = _formatted_answer(text)
         if formatted is not None:
             return formatted
@@ -1229,9 +1327,12 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             # the tag never closes: cut off inside its answer, unless a finished box follows the tag
             # (`<answer> Therefore ... \boxed{230} miles.`, or a malformed tag and a redone solution)
             rest = text[last_open + len("<answer>") :]
-            if extract_boxed(rest) is None or _final_box_open(rest):
+            if extract_boxed(rest) is not None and not _final_box_open(rest):
+                text = text[:last_open] + "\n" + rest
+            elif cut_off or gold or not _whole_answer(rest):
                 return NONE
-            text = text[:last_open] + "\n" + rest
+            else:  # the stop string `</answer>` removed (vLLM's default): the tag's content is the answer
+                text = text[:last_open] + "<answer>" + rest + "</answer>"
         text = _ANSWER_TAG.sub(lambda m: "\nAnswer: " + " ".join(m.group(1).split()) + "\n", text)
     lo, hi = _content_span(text)
     ans, a_start, a_end = _last_lines_answer(text, lo, hi)
@@ -1289,6 +1390,43 @@ _CHAT_CLOSING = re.compile(
     r"(?:other |more |further )?questions)[^\n]*$",
     re.IGNORECASE,
 )
+# a check after the answer (`Check: 8(2)+2(458) = 932 ✓`): it restates the given numbers, it does not answer
+_TRAILING_CHECK = re.compile(
+    r"(?:(?<=[.!?$])[ \t]+|\n[ \t]*)(?:\*\*)?(?:Check(?:ing)?|Verification|Verify(?:ing)?|Sanity check)(?:\*\*)?"
+    r"[ \t]*(?:\*\*)?[:：].*\Z",
+    re.IGNORECASE | re.DOTALL,
+)
+# the response's last line is one bold value: `**132.**`, `**100**`
+_BOLD_LAST_LINE = re.compile(
+    r"\n[ \t]*\*\*[ \t]*\$?([-\d][\d.,/]*|\\frac\{\d+\}\{\d+\})\$?[ \t]*\.?[ \t]*\*\*[ \t]*\.?\s*\Z"
+)
+# a tutor's closing remark, a whole sentence without a number: `That's it!`, `Does this make sense?`, `Do you have
+# any questions about the steps?`, `You've successfully solved the problem.` (what a chat model adds after its answer)
+_CLOSING_REMARK = re.compile(
+    r"(?:(?:Do|Does|Did)\s+(?:you|this|that|it)\s+(?:have\s+any|make\s+sense|help)|How\s+(?:was|is|does)\s+that|"
+    r"(?:Would|Do)\s+you\s+(?:like|want)|Is\s+there\s+anything\s+else|Any\s+(?:other\s+|more\s+|further\s+)?questions|"
+    r"That(?:'s|’s|\s+is|\s+was)\s+(?:it|all|your\s+answer)\b|You(?:'ve|’ve|\s+have)?\s+(?:successfully|solved|got\s+it|did\s+it)|"
+    r"(?:Great|Good|Nice)\s+(?:job|work|question)|Happy\s+[a-z]+ing\b|Keep\s+(?:practicing|it\s+up)|"
+    r"Let\s+me\s+know|Feel\s+free|I\s+hope|Hope\s+(?:this|that)\s+helps|If\s+you\s+have\s+any)[^\d.!?\n]*[.!?]*\s*$",
+    re.IGNORECASE,
+)
+_REMARK_START = re.compile(r"(?:^|(?<=[.!?]))\s+(?=\S)|^", re.MULTILINE)
+
+
+def without_closing_remarks(text: str) -> str:
+    """The text without the closing remarks that end it (sentences read from the end, only while each is one)."""
+    end = len(text)
+    floor = max(0, end - 600)
+    while end > floor:
+        body = text[:end].rstrip()
+        starts = [m.end() for m in _REMARK_START.finditer(body, max(floor, len(body) - 200))]
+        cut = next((a for a in starts if _CLOSING_REMARK.fullmatch(body, a)), None)
+        if cut is None or cut >= len(body):
+            break
+        end = cut
+    return text[:end].rstrip() if end < len(text) else text
+
+
 # the value a program printed, on the response's last line: `>>> 85.0`
 _PRINTED = re.compile(r"(?:^|\n)>>>[ \t]*(-?\d[\d,]*(?:\.\d+)?)[ \t]*\s*$")
 # a remark in brackets that ends the response: `（注：...）`, `(Note: ...)`
@@ -1391,6 +1529,8 @@ def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
     for m in _NEXT_TURN.finditer(text):
         if not _NONSPACE.search(text, 0, m.start()):
             continue  # nothing before it: the response starts with it
+        if text[: m.start()].rstrip().endswith("</think>"):
+            continue  # `</think>\n\nAssistant: ...`: the response's own label after the thinking, not a new turn
         if m.group("turn"):
             text = text[: m.start()]
             break
@@ -1555,7 +1695,7 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
         for m in _SENTENCE.finditer(tail):
             last = m
         if last is not None:
-            v = _sentence_value(tail[last.end() :])
+            v = _sentence_value(tail[last.end() :], "\n" in last.group(0))
             if v:
                 later = _later_bold(tail, last.end()) if "**" in tail[last.end() :] else None
                 return Extraction((later or v,), "sentence", "", depth)

@@ -186,6 +186,10 @@ _FACTOR: dict[str, tuple[str, Fraction]] = {
     "kg": ("mass", Fraction(1000)),
     "mL": ("volume", Fraction(1, 1000)),
     "L": ("volume", Fraction(1)),
+    "gal": ("volume", Fraction(3785411784, 10**9)),  # the US liquid gallon, exact by definition
+    "qt": ("volume", Fraction(3785411784, 4 * 10**9)),
+    "pt": ("volume", Fraction(3785411784, 8 * 10**9)),
+    "oz": ("mass", Fraction(28349523125, 10**9)),  # the avoirdupois ounce
 }
 _PLAIN = re.compile(r"-?\d+(?:\.\d+)?")
 _IN_DOLLARS = re.compile(r"\$\s*\d|\bdollars?\b", re.I)
@@ -200,7 +204,8 @@ def _unit_of(word: str) -> str | None:
     unit = split_unit("1 " + word)[1]
     unit = {"kilometers": "km", "kilometres": "km", "millimeters": "mm", "millimetres": "mm", "metres": "m",
             "centimetres": "cm", "milliliters": "mL", "millilitres": "mL", "litres": "L", "kilograms": "kg",
-            "milligrams": "mg", "hours": "h", "days": "days", "weeks": "weeks"}.get(unit, unit)  # fmt: skip
+            "milligrams": "mg", "hours": "h", "days": "days", "weeks": "weeks", "gallons": "gal", "gallon": "gal",
+            "quarts": "qt", "quart": "qt", "pints": "pt", "pint": "pt", "ounces": "oz", "ounce": "oz"}.get(unit, unit)  # fmt: skip
     return unit if unit in _FACTOR else None
 
 
@@ -451,7 +456,8 @@ _RATIONAL_DENOMINATOR = re.compile(
 )  # a simplified radical expression has no radical below the line (MATH's convention)
 _RADICAL_BELOW = re.compile(r"\\frac\{(?:[^{}]|\{[^{}]*\})*\}\{(?:[^{}]|\{[^{}]*\})*\\sqrt|/\(?\d*\\sqrt")
 _INTERVAL_ASKED = re.compile(r"interval notation", re.I)
-_INEQUALITY = re.compile(r"<|>|\\[lg]eq?\b|\\[lg]eqslant|\\[lg]t\b|[≤≥]")
+# (also with the spaces removed: `-2\\lex\\le7` is `\\le` then the variable `x`, `\\left` is no inequality)
+_INEQUALITY = re.compile(r"<|>|\\[lg]eq?\b|\\[lg]eqslant|\\[lg]t\b|\\[lg]e(?=[a-zA-Z](?![a-zA-Z]))|[≤≥]")
 _SLOPE_FORM_ASKED = re.compile(r"in the form\W{0,4}y\s*=\s*mx\s*\+\s*b|slope[- ]intercept form", re.I)
 _PLANE_FORM_ASKED = re.compile(r"A\s*>\s*0", re.I)
 _FACTOR_ASKED = re.compile(
@@ -597,7 +603,7 @@ def left_undone(answer: str, gold: str) -> bool:
 _UNIT_WORDS = re.compile(
     r"\b(millimet(?:er|re)s?|mm|centimet(?:er|re)s?|cm|met(?:er|re)s|kilomet(?:er|re)s?|km|inch(?:es)?|f(?:ee|oo)t|"
     r"yards?|miles?|seconds?|minutes?|hours?|days?|weeks?|milligrams?|mg|grams?|kilograms?|kg|millilit(?:er|re)s?|"
-    r"lit(?:er|re)s?)\b",
+    r"lit(?:er|re)s?|gallons?|quarts?|pints?|ounces?)\b",
     re.IGNORECASE,
 )
 _POWER_ASKED = re.compile(r"\bin\s+(mm|cm|m|km)\s*\^\s*\{?\s*([23])\s*\}?")
@@ -633,6 +639,88 @@ def unit_not_used(answer: str, gold: str, question: str) -> bool:
     used = {_unit_of(w.lower()) for w in _UNIT_WORDS.findall(q)} - {None}
     same = {x for x in used if _FACTOR[x][0] == _FACTOR[u][0]}
     return bool(same) and u not in same
+
+
+# the asking sentence asks for an amount of money: `How much in dollars does she make?`, `What is her annual salary?`
+_MONEY_ASKED = re.compile(
+    r"\bhow\s+much\b[^?]*\b(?:dollars?|money|cost|costs|earn|earns|earned|make|makes|made|pay|pays|paid|spend|spends|"
+    r"spent|charge|charges|charged|save|saves|saved|owe|owes)\b|\b(?:in|how\s+many)\s+dollars\b|\b(?:salary|profit|fees?|"
+    r"price|revenue|income|wages?|earnings|cost)\b",
+    re.IGNORECASE,
+)
+_MONEY_WORDS = frozenset({"dollar", "dollars", "cent", "cents", "usd", "euro", "euros", "each", "per", "a", "an", "total",
+                          "in", "of", "more", "less", "every", "profit", "left", "altogether"})  # fmt: skip
+_PERIODS = {"hour": "hour", "hourly": "hour", "day": "day", "daily": "day", "week": "week", "weekly": "week",
+            "month": "month", "monthly": "month", "year": "year", "yearly": "year", "annual": "year",
+            "annually": "year"}  # fmt: skip
+_PERIOD_ASKED = re.compile(
+    r"\b(hourly|daily|weekly|monthly|yearly|annual|annually)\b|\b(?:per|a|each|every)\s+(hour|day|week|month|year)\b",
+    re.I,
+)
+_PERIOD_STATED = re.compile(
+    r"^\s*(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|^\s*(hourly|daily|weekly|monthly|yearly|annually)\b",
+    re.I,
+)
+
+
+def _asking_sentence(question: str) -> str:
+    """The question's last sentence with a `?` (or its last sentence)."""
+    q = question.strip()
+    head = q.rsplit("?", 1)[0] if "?" in q else q.rstrip(".")
+    return re.split(r"(?<=[.!?])\s+|\n", head)[-1]
+
+
+def quantity_not_asked(line: str, number: str, question: str) -> bool:
+    """The number the answer line commits to is labelled as another quantity than the one asked: a count of
+    one of the question's things where an amount of money is asked (`She sells 18 eggs.` for "How much in
+    dollars does she make?", `10,000 people` for the difference in fees), or money per another period than the
+    one asked (`$57,500 per month` for "her annual salary")."""
+    asking = _asking_sentence(question)
+    at = re.search(r"(?<![\d.,])" + re.escape(number) + r"(?![\d])", line)
+    if at is None or not asking:
+        return False
+    after = line[at.end() :]
+    if _MONEY_ASKED.search(asking) and "$" not in line[max(0, at.start() - 2) : at.start()]:
+        word = re.match(r"\s+([A-Za-z]+)", after)
+        noun = word.group(1).lower() if word else ""
+        counted = {
+            w.lower() for w in re.findall(r"\d[\d,]*\s+([A-Za-z]+)", question)
+        }  # `16 eggs`, `2000 people`
+        if noun and noun not in _MONEY_WORDS and noun in counted:
+            return True
+    stated = _PERIOD_STATED.match(after)
+    clause = asking.rsplit(",", 1)[-1]  # `If she works 50 weeks a year, ..., what's her annual salary`
+    asked = {_PERIODS[(m.group(1) or m.group(2)).lower()] for m in _PERIOD_ASKED.finditer(clause)}
+    if stated and len(asked) == 1:
+        return _PERIODS[(stated.group(1) or stated.group(2)).lower()] not in asked
+    return False
+
+
+_ORDER_ASKED = re.compile(
+    r"\b(?:in\s+(?:increasing|ascending|decreasing|descending)\s+order|from\s+(?:least|smallest|lowest)\s+to\s+"
+    r"(?:greatest|largest|highest)|from\s+(?:greatest|largest|highest)\s+to\s+(?:least|smallest|lowest))\b",
+    re.IGNORECASE,
+)
+
+
+def order_not_kept(answer: str, question: str) -> bool:
+    """A list of numbers not in the order the question asks for (`15, 14, 6, 4` for "in increasing order")."""
+    m = _ORDER_ASKED.search(question or "")
+    if m is None:
+        return False
+    items = [
+        x.strip()
+        for x in re.sub(r"^[\s(\[{]+|[\s)\]}.]+$", "", answer.replace("\\{", "").replace("\\}", "")).split(
+            ","
+        )
+    ]
+    if len(items) < 2 or not all(_PLAIN.fullmatch(x) for x in items):
+        return False
+    values = [Fraction(x) for x in items]
+    rising = (
+        re.search(r"increasing|ascending|least\s+to|smallest\s+to|lowest\s+to", m.group(0), re.I) is not None
+    )
+    return values != sorted(values, reverse=not rising)
 
 
 # Chinese units, longest first within a dimension; `钱` (money) asks any of 元/角/分

@@ -307,7 +307,7 @@ def split_unit(answer: str) -> tuple[str, str | None]:
             power = re.sub(r"\D", "", m.group("p") or "")
             return s[: m.start()].strip(), unit + (f"^{power}" if power else "")
     m = _COUNTED_WORDS.search(s)
-    if m and m.start() > 0 and re.fullmatch(r"[-+$]?\s*[\d.,]+", s[: m.start()].strip()):
+    if m and m.start() > 0 and re.fullmatch(r"[-+$]?\s*(?:\d+\s+\d+/)?[\d.,]+", s[: m.start()].strip()):
         words = (m.group("t") or m.group("w") or m.group("pw")).lower().strip()
         if words not in ("or", "and", "to", "times", "pi"):
             return s[: m.start()].strip(), " ".join(_UNIT_CANON.get(w, w) for w in words.split())

@@ -25,7 +25,10 @@ SELF_CORRECTED = (
         ("</think>\n<answer>\nThe answer is 18.\n</answer>", "18", True),
         ("<answer>18</answer> Hmm, or maybe 17.", "18", True),  # words after the tag are not read
         ("\\boxed{17} then, checking again: <answer>18</answer>", "18", True),  # the later marker
-        ("<think>so it is 18</think> <answer>18", "18", False),  # the tag never closes: cut off
+        # the tag never closes: the sampler dropped its stop string `</answer>` (vLLM's default), see
+        # test_an_unclosed_answer_tag_is_read_unless_cut_off
+        ("<think>so it is 18</think> <answer>18", "18", True),
+        ("<think>so it is 18</think> <answer>18", "17", False),
         ("Therefore, the answer (arabic numerals) is 7. \n\nI hope this helps!", "7", True),
         ("Therefore, the answer (arabic numerals) is 7. \n\nI hope this helps!", "8", False),
         ("因此，正确答案是选项B。", "B", True),

@@ -27,7 +27,9 @@ probes on answer lines that commit twice) and set AL (data/verifier_cases_AL.jso
 base outputs, probes on forms, units and counts) and set AM (data/verifier_cases_AM.jsonl, 414: small models on
 MATH-500, probes on corrections after an answer line) and set AN (data/verifier_cases_AN.jsonl, 244: DAPO/GRPO
 rollout logs, probes on forms the answer is written in) and set AO (data/verifier_cases_AO.jsonl, 128: four models on
-the 2024 gaokao paper, probes);
+the 2024 gaokao paper, probes) and set AP (data/verifier_cases_AP.jsonl, 160: R1-format rollouts stored without their
+closing `</answer>`, probes) and set AQ (data/verifier_cases_AQ.jsonl, 175: tutor-style responses of small instruct
+models with closing remarks, probes on quantities and units);
 see their notes and decisions. Every case agrees with its label, except those
 decided in writing in data/verifier_cases_<set>_decisions.json: disputed labels (kept, our verdict
 pinned, with the reason) and an explicit xfail list of false NEGATIVES with reasons. A false positive
@@ -72,6 +74,8 @@ SETS = (
     "AM",
     "AN",
     "AO",
+    "AP",
+    "AQ",
 )
 
 
@@ -87,7 +91,7 @@ DECIDED = {
 BUDGET_S = 5.0  # generous: what is tested is the verdict; the bench measures the time
 # number words of 15 languages are not read (English ones are): set M's known false negatives are mostly those
 XFAIL_SHARE = {"M": 0.20, "AF": 0.26}  # AF: unit conversions not done and rounding not tolerated
-MAX_XFAIL_SHARE = 0.10  # the known false negatives (C: 39 of 483, D: 8 of 150, R: 1 of 200, S: 3 of 200, F: 1 of 160, T: 2 of 159, U: 1 of 158, V: 9 of 204, W: 1 of 26, X: 2 of 243, Y: 19 of 276, Z: 4 of 273, AA: 0 of 266, AB: 4 of 260, AC: 0 of 230, AD: 7 of 306, AE: 31 of 393, AG: 30 of 365, AH: 16 of 311, AI: 21 of 351, AJ: 14 of 321, AK: 4 of 212, AL: 16 of 390, AM: 4 of 414, AN: 11 of 244, AO: 12 of 128; M: 48 of 249, AF: 95 of 373): may only shrink
+MAX_XFAIL_SHARE = 0.10  # the known false negatives (C: 39 of 483, D: 8 of 150, R: 1 of 200, S: 3 of 200, F: 1 of 160, T: 2 of 159, U: 1 of 158, V: 9 of 204, W: 1 of 26, X: 2 of 243, Y: 19 of 276, Z: 4 of 273, AA: 0 of 266, AB: 4 of 260, AC: 0 of 230, AD: 7 of 306, AE: 31 of 393, AG: 30 of 365, AH: 16 of 311, AI: 21 of 351, AJ: 14 of 321, AK: 4 of 212, AL: 16 of 390, AM: 4 of 414, AN: 11 of 244, AO: 12 of 128, AP: 12 of 160, AQ: 16 of 175; M: 48 of 249, AF: 95 of 373): may only shrink
 
 
 @pytest.fixture(scope="module", autouse=True)

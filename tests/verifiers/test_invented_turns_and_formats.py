@@ -5,7 +5,8 @@ text itself and was decided before the code ran on it.
   an imagined conversation: its answers answer other questions. `Question:` / `Q:` (a few-shot prompt's next item)
   ends the response only when the text before it already has an answer.
 - `[; x ;]` is an inline-math delimiter some models learned from web text.
-- An `<answer>` tag that never closes is a response cut off inside its answer, unless a finished box follows it.
+- An `<answer>` tag that never closes is read by a finished box after it; otherwise its content is the answer
+  when it is whole (a stop string dropped), and nothing when it stops mid-line or the response was cut off.
 - An answer-first format (`$450` on the first line, then `Explanation:`) commits to its first line.
 - With the question known, a concluding sentence with several numbers names the one the question does not hold.
 """
@@ -75,6 +76,33 @@ def test_an_unclosed_answer_tag_followed_by_a_finished_box_is_read_by_the_box():
     cut = "</think> <answer> The total is 4 * 45 + 20 * 15 = "
     assert extract(cut).answers == ()  # cut off inside its answer: nothing read
     assert not verifiers.check("<answer> 12 and then \\boxed{12", "12").equivalent  # the box never closes
+
+
+# Set AP (2026-11-30, blind): 20 R1-format responses stored without their closing tag, every one labelled by its
+# content. A sampler stopped at `</answer>` drops the stop string unless told to keep it (vLLM's
+# `include_stop_str_in_output=False`), so the tag's whole content is the answer; a response the caller knows was
+# cut off at its token limit (`cut_off=True`), or whose content stops mid-line, is not read.
+@pytest.mark.parametrize(
+    ("text", "gold", "cut_off", "equal"),
+    [
+        ("... the solutions are $x=-3$ and $x=2$. </think> <answer> 2 ", "2", False, True),
+        ("... the solutions are $x=-3$ and $x=2$. </think> <answer> 2 ", "-3", False, False),
+        ("... the solutions are $x=-3$ and $x=2$. </think> <answer> 2 ", "2", True, False),
+        ("</think> <answer> a_100 = 6 + (100 - 1)4 = 6 + 396 = 402. ", "402", False, True),
+        ("</think> <answer> $\\sqrt{(-8)^2 + 6^2} = \\sqrt{100} = 10$. ", "10", False, True),
+        ("the rate is 7%.</think>\nAssistant: <answer>7", "7", False, True),
+        (
+            "</think> <answer> The range of $f(x) = \\sqrt{x^2}$ is $[0, \\infty)$. ",
+            "[0,\\infty)",
+            False,
+            True,
+        ),
+        ("</think> <answer> $\\frac{1", "1", False, False),  # stops inside its math
+        ("</think> <answer> The total is 4 * 45 + 20 * 15 = ", "200", False, False),
+    ],
+)
+def test_an_unclosed_answer_tag_is_read_unless_cut_off(text, gold, cut_off, equal):
+    assert verifiers.check(text, gold, cut_off=cut_off).equivalent is equal
 
 
 @pytest.mark.parametrize(
