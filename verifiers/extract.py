@@ -1296,17 +1296,18 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             text = text[: closing.start()]
         if text[-1:] in "?!." or text[-2:].rstrip()[-1:] in ("?", "!", "."):
             text = without_closing_remarks(text)  # `That's it! Do you have any questions?`
-        if "heck" in text[-600:] or "erif" in text[-600:]:
+        last = text[-600:]
+        check = None
+        if ("Check" in last or "check:" in last or "erif" in last) and _CHECK_LABEL.search(last):
             check = _TRAILING_CHECK.search(text, max(0, len(text) - 600))
-            if check and not _STATED_ANSWER.search(check.group(0)) and "box" not in check.group(0):
-                text = text[
-                    : check.start()
-                ]  # `He would use 9 pages. Check: 9 × 5 = 45 cards.`: the check restates
-        bold = _BOLD_LAST_LINE.search(text, max(0, len(text) - 200))
-        if (
-            bold and "\n" in text.strip()
-        ):  # `...\n\n**132.**`: a last line that is one bold value is the answer line
-            text = text[: bold.start()] + "\nAnswer: " + bold.group(1)
+        if check and not _STATED_ANSWER.search(check.group(0)) and "box" not in check.group(0):
+            text = text[
+                : check.start()
+            ]  # `He would use 9 pages. Check: 9 × 5 = 45 cards.`: the check restates
+        if text[-8:].rstrip().endswith("**") and "\n" in text.strip():
+            bold = _BOLD_LAST_LINE.search(text, max(0, len(text) - 200))
+            if bold:  # `...\n\n**132.**`: a last line that is one bold value is the answer line
+                text = text[: bold.start()] + "\nAnswer: " + bold.group(1)
         formatted = _formatted_answer(text)
         if formatted is not None:
             return formatted
@@ -1396,6 +1397,9 @@ _TRAILING_CHECK = re.compile(
     r"[ \t]*(?:\*\*)?[:：].*\Z",
     re.IGNORECASE | re.DOTALL,
 )
+_CHECK_LABEL = re.compile(
+    r"(?:heck(?:ing)?|erif(?:ication|y|ying))(?:\*\*)?[ \t]*(?:\*\*)?[:：]"
+)  # a cheap gate
 # the response's last line is one bold value: `**132.**`, `**100**`
 _BOLD_LAST_LINE = re.compile(
     r"\n[ \t]*\*\*[ \t]*\$?([-\d][\d.,/]*|\\frac\{\d+\}\{\d+\})\$?[ \t]*\.?[ \t]*\*\*[ \t]*\.?\s*\Z"
@@ -1410,20 +1414,23 @@ _CLOSING_REMARK = re.compile(
     r"Let\s+me\s+know|Feel\s+free|I\s+hope|Hope\s+(?:this|that)\s+helps|If\s+you\s+have\s+any)[^\d.!?\n]*[.!?]*\s*$",
     re.IGNORECASE,
 )
-_REMARK_START = re.compile(r"(?:^|(?<=[.!?]))\s+(?=\S)|^", re.MULTILINE)
+_SENTENCE_BREAKS = (". ", "! ", "? ", ".\n", "!\n", "?\n", "\n")
 
 
 def without_closing_remarks(text: str) -> str:
     """The text without the closing remarks that end it (sentences read from the end, only while each is one)."""
-    end = len(text)
-    floor = max(0, end - 600)
-    while end > floor:
+    end, floor = len(text), max(0, len(text) - 600)
+    while True:
         body = text[:end].rstrip()
-        starts = [m.end() for m in _REMARK_START.finditer(body, max(floor, len(body) - 200))]
-        cut = next((a for a in starts if _CLOSING_REMARK.fullmatch(body, a)), None)
-        if cut is None or cut >= len(body):
+        if len(body) <= floor:
             break
-        end = cut
+        found = [
+            at + len(sep) for sep in _SENTENCE_BREAKS if (at := body.rfind(sep, floor, len(body) - 1)) >= 0
+        ]
+        start = max(found, default=floor)  # no break: the window's start (the text's, for a short text)
+        if (start == floor and floor > 0) or not _CLOSING_REMARK.fullmatch(body, start):
+            break
+        end = start
     return text[:end].rstrip() if end < len(text) else text
 
 
