@@ -107,6 +107,10 @@ LABELS_L3 = [DATA / "rule_labels_L3.jsonl"]
 LABELS_M3 = [DATA / "rule_labels_M3.jsonl"]
 # science, engineering economics and statistics files, SciBench's own repository, MATHCOUNTS countdown (2026-11-30)
 LABELS_N3 = [DATA / "rule_labels_N3.jsonl"]
+# competition answer keys (Chinese national college competition papers, Korean and US banks; 2026-11-30)
+LABELS_O3 = [DATA / "rule_labels_O3.jsonl"]
+# applied money, percent and rate problems: Chinese grade-6 sets, GATE/aptitude banks, statistics (2026-11-30)
+LABELS_P3 = [DATA / "rule_labels_P3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -147,6 +151,8 @@ SETS = {
     "L3": LABELS_L3,
     "M3": LABELS_M3,
     "N3": LABELS_N3,
+    "O3": LABELS_O3,
+    "P3": LABELS_P3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

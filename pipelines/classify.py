@@ -712,11 +712,30 @@ def _circled_choice(answer: str, choices: dict[str, str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+# a key's own label, in the languages of the sources (`Answer: 12`, `Đáp án: 100`, `Resposta: (C) 4`, `답 : 5`)
+KEY_LABEL = re.compile(
+    r"^(?:Đáp án|Đáp số|Answer|Ans|Odpowiedź|Respuesta|Resposta|Réponse|Antwort|Lösung|Jawaban|Ответ|Cevap|答案|答え|答|"
+    r"정답|답)\s*[:：]\s*",
+    re.I,
+)
+# a markdown checklist's ticked item (`* [x] 3`): the option chosen
+_TICKED = re.compile(r"^\s*(?:[-*+]\s+)?\[[xX]\]\s*")
+
+
+def _key_text(answer: str) -> str:
+    """A key without its emphasis (`*Resposta: (C) 4*`), its label and a checklist tick."""
+    text = answer.strip().replace("**", "")  # `**Answer:** B`
+    if len(text) > 2 and text[0] == text[-1] and text[0] in "*_" and text[1] not in "*_ ":
+        text = text[1:-1].strip()
+    return KEY_LABEL.sub("", _TICKED.sub("", text))
+
+
 def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
     """The letter an answer names, or of the one choice equal to it (`24` names `Ngày 24` when that
     choice holds no other number)."""
     if not answer:
         return None
+    answer = _key_text(answer)
     letter = _named_letter(answer)
     if letter:
         content = _content_after_letter(answer)
@@ -832,8 +851,15 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         else:
             rec["problem"] = stem
             # a key that names its letter becomes that choice's value; a key written as a value stays
-            named = circled is not None or _named_letter(str(answer))
-            rec["original_answer"] = _CIRCLED_LABEL.sub("", choices[letter]).strip() if named else answer
+            named = circled is not None or _named_letter(_key_text(str(answer)))
+            ticked = _TICKED.match(str(answer)) is not None  # `* [x] 3`: the ticked option's own text
+            rec["original_answer"] = (
+                _CIRCLED_LABEL.sub("", choices[letter]).strip()
+                if named
+                else _key_text(answer)
+                if ticked
+                else answer
+            )
             info["choice_value"] = choices[letter]
             info["answer_as_acquired"] = answer
             unit = choice_unit(choices)

@@ -85,6 +85,7 @@ from pipelines.arithmetic import (
     equation_solutions,
 )
 from pipelines.classify import (
+    KEY_LABEL,
     STRONG_SCIENCE,
     complex_context,
     has_top_level_separator,
@@ -237,10 +238,6 @@ def _approximates(decimal: str, fraction: str) -> bool:
 
 
 # a key written as a sentence with one value in math: `Show that $a=2$.`, `Show that the answer is $\frac13$.`
-_KEY_LABEL = re.compile(
-    r"^(?:Đáp án|Đáp số|Answer|Ans|Odpowiedź|Respuesta|Resposta|Réponse|Antwort|Jawaban|Ответ|Cevap|答案|答)\s*[:：]\s*",
-    re.I,
-)
 _SPAN_THEN_WORDS = re.compile(r"^\$\s*(-?\d+(?:[.,]\d+)?)\s*\$(?=\s+[^\W\d_])")
 _STATED_KEY = re.compile(r"(?:Show|Prove) that [^$\d]*\$([^$]+)\$[^$\d]*\.?")
 # a number and a Chinese measure word or unit (`24项`, `2个`, `15厘米`), not a scale (`3万` is 30000)
@@ -361,7 +358,7 @@ def parse_answer(
     )  # 11,\! 111,\! 100: LaTeX thousands separators
     # worksheets' `5/6` in a code span and `23.4 + 15.7 = **39.1**` in bold
     raw = _MARKDOWN_EMPHASIS.sub(lambda m: m.group(1) or m.group(2), raw.strip().strip("`"))
-    raw = _KEY_LABEL.sub("", raw.strip())  # `Đáp án: 100 (km).`, `Answer: 12`: the key's own label
+    raw = KEY_LABEL.sub("", raw.strip())  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: the key's own label
     raw = _SPAN_THEN_WORDS.sub(r"\1", raw)  # `$100$ zł`, `$32768$ sposobów`: the number out of its math span
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states

@@ -475,6 +475,8 @@ def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, dead
         v = _question_reading(v, pred, gold, question, deadline)
     if not v.equivalent and question:
         v = _option_reading(v, pred, gold, question, deadline)
+    if not v.equivalent and question and v.reason not in ("hedged", "choice_value_mismatch"):
+        v = _label_reading(v, pred, gold, question, deadline)
     if not v.equivalent and v.reason != "no_answer":
         v = _part_reading(v, pred, gold, deadline)
     if not v.equivalent and v.reason not in ("no_answer", "hedged"):
@@ -568,6 +570,12 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         form is not None
     ):  # `\frac{4}{6}` "in lowest terms", `\sqrt{25 \cdot 2}`, `0.5` "as a percent", `cm^2` for m^2
         return Verdict(False, form, v.pred, v.extracted, v.gold)
+    if (
+        v.reason in ("choice_match", "choice_value_match")
+        and pred
+        and _letter_conflict(v, gold, question, pred)
+    ):
+        return Verdict(False, "choice_value_mismatch", v.pred, v.extracted, v.gold)
     choice = forms.choice(v.extracted or "")
     if choice and choice[1] and forms.choice(gold) and not forms.choice(gold)[1]:
         found = forms.options(
@@ -662,6 +670,8 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: f
         return v
     opts = found[1]
     value = answer if letter_gold else gold
+    if "%" in value and not forms.PERCENT_MENTIONED.search(question):
+        return v  # `The slope is 50%.` for an option `1/2`: a percent is no answer where none is asked
     same = [k for k, text in opts.items() if _compare(value, text, deadline).equivalent]
     letter = g[0] if letter_gold else a[0]
     if same == [letter]:
@@ -669,6 +679,73 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: f
             return v  # `答案：A. -6` when option A is 6: the letter and its value disagree
         return Verdict(True, "choice_value_match", answer, v.extracted, v.gold)
     return v
+
+
+# a response that opens with the letter it chooses (`B: By L'Hôpital's Rule, ... the limit is 2.`), and a letter
+# named beside a value (`The integral is 1 (choice D).`)
+_LEADING_LETTER = re.compile(r"\s*(?:\*\*)?\(?([A-E])\)?(?:\*\*)?\s*[:.)]\s")
+_CONCLUDES = re.compile(r"\s*(?:therefore|thus|hence|so)\b", re.IGNORECASE)
+_JSON_LETTER = re.compile(r'"(?:choice|option|letter)"\s*:\s*"\(?([A-E])\)?"', re.IGNORECASE)
+_NAMED_LETTER = re.compile(r"\b(?:choice|option)\s*\(?([A-E])\)?(?![A-Za-z])", re.IGNORECASE)
+
+
+def _label_reading(v: Verdict, pred: str, gold: str, question: str, deadline: float) -> Verdict:
+    """A choice question answered in the `X: explanation` format (simple-evals' `C: 7/4. Using Euler's method ...`,
+    or a last paragraph `A: The particle is at rest at (-4, 12) because ...`): the letter that opens the first line
+    or the last paragraph, when only one letter does and the value the response reads is no other option's. Only a
+    match is taken."""
+    g = forms.choice(gold)
+    if g is None or g[1]:
+        return v
+    paragraphs = [p for p in pred.strip().split("\n\n") if p.strip()]
+    if not paragraphs:
+        return v
+    labels = {m.group(1) for p in (paragraphs[0], paragraphs[-1]) if (m := _LEADING_LETTER.match(p))}
+    if labels != {g[0]}:
+        return v
+    found = forms.options(question)
+    if found is None or g[0] not in found[1]:
+        return v
+    if v.extracted and forms.choice(str(v.extracted)) is None:  # `... the limit is 2` where 2 is option D
+        other = [k for k, t in found[1].items() if _compare(str(v.extracted), t, deadline).equivalent]
+        if other and g[0] not in other:
+            return v
+    return Verdict(True, "choice_match", g[0], v.extracted, v.gold)
+
+
+def _letter_conflict(v: Verdict, gold: str, question: str, pred: str) -> bool:
+    """A matched choice whose response also names another option: it opens with another letter than the one its
+    value is (`B: ... the limit is 2` where 2 is option D), names another letter beside its value (`1 (choice D)`
+    where 1 is option E), or its value is another option's than the letter it opens with (`B: ... the slope is 2`
+    where 2 is option A). Precision first: a letter and a value that disagree are no answer."""
+    g = forms.choice(gold)
+    found = forms.options(question)
+    if g is None or g[1] or found is None:
+        return False
+    opts = found[1]
+    leading = _LEADING_LETTER.match(pred)
+    named = {m.group(1) for m in _NAMED_LETTER.finditer(str(v.extracted or ""))}
+    named |= {m.group(1) for m in _JSON_LETTER.finditer(pred[-400:])}  # `{"answer": "$97", "choice": "C"}`
+    if leading and leading.group(1) in opts and leading.group(1) != g[0] and v.reason == "choice_value_match":
+        return True
+    if named - {g[0]}:
+        return True
+    if v.reason == "choice_match" and forms.choice(str(v.extracted or "")) is not None:
+        # `Therefore, the car would need to gain 300 km/hr. The answer is C.` where C is 120 kmph: the conclusion
+        # just before the letter states a value that is not the letter's (numbers of the question, options included,
+        # are no conclusion: `Therefore, it is 120 km/hr.` stays)
+        sentences = re.split(r"(?<=[.!?])\s+", pred.strip()[-600:])
+        before = sentences[-2] if len(sentences) >= 2 and _CONCLUDES.match(sentences[-2]) else ""
+        given = set(re.findall(r"\d+(?:\.\d+)?", question.replace(",", "")))
+        said = [n for n in re.findall(r"\d+(?:\.\d+)?", before.replace(",", "")) if n not in given]
+        option = re.findall(r"-?\d+(?:\.\d+)?", opts.get(g[0], ""))
+        if len(said) == 1 and len(option) == 1 and float(said[0]) != abs(float(option[0])):
+            return True
+    if v.reason == "choice_match" and v.extracted and forms.choice(str(v.extracted)) is None:
+        deadline = time.monotonic() + 0.5
+        same = [k for k, text in opts.items() if _compare(str(v.extracted), text, deadline).equivalent]
+        return bool(same) and g[0] not in same
+    return False
 
 
 def _letter_with_another_value(pred: str, letter: str, option: str, deadline: float) -> bool:

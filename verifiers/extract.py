@@ -665,7 +665,9 @@ def _sentence_value(rest: str, restated: bool = False) -> str | None:
     if restated and _is_sentence(
         value
     ):  # `The answer is:\n\n2/3 of 9 is equal to 6.`: a sentence restating it
-        value = _prose_value(value) or value
+        value = (
+            _prose_value(value) or _one_number(value) or value
+        )  # `Answer:\nJosh made a profit of $70,000.`
     value = _BECAUSE.split(value, 1)[
         0
     ]  # `19, because before giving 5 away he had 24`: the reason is no answer

@@ -37,8 +37,11 @@ _BARE_LETTER = re.compile(r"(?<![A-Za-z\\*+\-/^=\d{])[A-E](?![A-Za-z*+\-/^=\d}])
 def choice(s: str) -> tuple[str, str] | None:
     """(letter, option text) of a choice answer (`C`, `(C)`, `C. x = 42`, `\\text{(A)} 12`), else None."""
     m = _CHOICE.match(_TEXT_BRACES.sub(r"\1", s) if "\\text{" in s[1:] else s)  # `\text{B（}a=1\text{）}`
-    if m is None or bool(m.group("open")) != bool(m.group("close")):
+    if m is None or (m.group("open") and not m.group("close")):
         return None
+    if m.group("close") and not m.group("open"):  # `C) -3/7`: a label written `C)`, as options often are
+        rest = m.group("rest").strip()
+        return (m.group("l"), rest) if m.group("l") <= "E" and (not rest or rest[0] not in ".:：)") else None
     rest = m.group("rest").strip()
     if (
         m.group("l") > "E" and rest and not m.group("open")
@@ -584,7 +587,7 @@ MODULUS_AFTER = re.compile(
 def left_undone(answer: str, gold: str) -> bool:
     """An integer gold answered by a computation not carried out (`\binom{10}{2}` for 45, `2^8-1` for 255): equal
     by arithmetic, but the number asked for was never written; its last `=` member is read (`m+n = 194` is done)."""
-    if not re.fullmatch(r"\s*-?\d+\s*", gold.replace(",", "").replace("$", "")):
+    if not re.fullmatch(r"\s*-?\d+(?:\.0+)?\s*", gold.replace(",", "").replace("$", "")):  # `243.0` too
         return False
     a = answer.replace("$", "").strip().rsplit("=", 1)[-1].strip()
     if "equiv" in a:  # `10^{13} \equiv 10 \pmod{11}`: the congruence's last member, without its modulus

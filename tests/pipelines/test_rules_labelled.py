@@ -102,6 +102,8 @@ NON_INTEGER_FLOOR = {
     "L3": 0.25,  # 1/4
     "M3": 0.05,  # 1/15: Japanese fractions with counters (`$\\frac{1}{3}$倍`), physics in German and Spanish (a solver's)
     "N3": 0.4,  # 4/9
+    "O3": 0.0,  # 0/3: Chinese answer sentences (`所求体积为 \\(\\pi\\)。`), the LLM's
+    "P3": 0.15,  # 2/13: decimals without a stated rounding (`2.5 Rs`, `0.0873`) defer by design
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
@@ -349,6 +351,24 @@ DEFERRED_N3 = {
     "mandyyyyii/scibench/dataset/atkins.json",
     "mandyyyyii/scibench/dataset/chemmc.json",
 }
+# set O3 (2026-11-30, competition keys): worked keys (`$\\therefore Ans=16+81=97$`, a solved olympiad problem, a
+# Chinese key sentence `\\(f(n)=\\sigma(n)\\)，且 \\(f(2021)=2112\\)。`) are the LLM's to read, and a bank whose items
+# refer to figures defers them; 8 of 9 other integers kept
+DEFERRED_O3 = {
+    "redocmath/math/CO/AIME21-I-1.md",
+    "redocmath/math/GE/AIME21-I-2.md",
+    "redocmath/math/NT/AIME21-I-3.md",
+    "fralfaro/chile-math-olympiad/material/06_problemas_resueltos/index.qmd",
+    "OYRXSY001/math-contest-question-bank/mini-program/data/import/chunks/02_questions_3.sql",
+    "moreproblems/moreproblems/src/assets/problems/COG8M/COG8M-problems.json",
+}
+# set P3 (2026-11-30, applied money and percent problems): worked examples whose keys are the working
+# (`Profit = $200\times\frac{15}{100}=30$ ... SP = $200+30=230$`), the LLM stage's to read; 57 of 58 other integers kept
+WORKED_KEYS_P3 = {
+    "JivanKadel/interactive_maths/docs/arithmetic/profit_loss/examples.md",
+    "JivanKadel/interactive_maths/docs/arithmetic/commission_taxes/examples.md",
+    "piyushhagarwal/Placements/Aptitude/Quantitative/Distance, Speed and Time/README.md",
+}
 # set I3: a bank whose keys are worked solutions in prose (`We can break each number into 3 parts, ... = 526`): the
 # LLM stage reads them (precision first: a rule does not pick the value out of a paragraph); 48 of 48 other integers kept
 WORKED_KEYS_I3 = {
@@ -413,9 +433,11 @@ ALL_SETS = [
     "L3",
     "M3",
     "N3",
+    "O3",
+    "P3",
 ]
-# sets of 150 labels or more (old, new, S2 and L have their own floors below)
-SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L"}
+# sets of 150 labels or more (old, new, S2, L and O3 have their own floors below)
+SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3"}
 
 
 @pytest.fixture(scope="module", params=ALL_SETS)
@@ -445,6 +467,10 @@ def test_enough_labels(scored):
         assert result["cases"] >= 60, result["cases"]
     elif name == "L":  # the labeller ran out of time at 116 rows (its notes)
         assert result["cases"] >= 100, result["cases"]
+    elif (
+        name == "O3"
+    ):  # the labeller found few free-response contest files not used before: 125 rows (its notes)
+        assert result["cases"] >= 120, result["cases"]
     else:  # issue 21: at least 300 new decisions, at least 100 science/applied decimals
         applied = sum(
             c["cases"]
@@ -534,6 +560,8 @@ def test_right_rewrites_kept_per_class(scored):
         and not (name == "L3" and d["file"] in DEFERRED_L3)
         and not (name == "M3" and d["file"] in DEFERRED_M3)
         and not (name == "N3" and d["file"] in DEFERRED_N3)
+        and not (name == "P3" and d["file"] in WORKED_KEYS_P3)
+        and not (name == "O3" and d["file"] in DEFERRED_O3)
     ]
     right = sum(d["verdict"] == "right" for d in integer)
     assert right >= 0.85 * len(integer), (name, right, len(integer))

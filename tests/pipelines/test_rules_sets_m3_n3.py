@@ -62,3 +62,31 @@ def test_a_physics_texts_unit_markup_and_celsius_are_science_units(text, science
 )  # fmt: skip
 def test_most_nearly_asks_for_an_approximation(problem, key, kept):
     assert (_run(problem, key)["status"] == "kept") is kept
+
+
+# Blind set O3 (2026-11-30, competition answer keys): a key's own label in Korean and Portuguese (`답 : 5`,
+# `*Resposta: (C) 4*`) and a markdown checklist's ticked option (`* [x] 3`) name the answer; the label or tick is no
+# part of it. Outcomes follow from the keys: option C of `1 / 2 / 4 / 8 / 16` is 4.
+SUBSETS = "How many subsets does S have?\nOptions: 1 / 2 / 4 / 8 / 16"
+
+
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        (SUBSETS, "*Resposta: (C) 4*", "4"),
+        (SUBSETS, "Resposta: (C) 4", "4"),
+        (SUBSETS, "**Answer:** C", "4"),
+        (SUBSETS, "* [x] 4", "4"),
+        (SUBSETS, "- [x] 16", "16"),
+        (SUBSETS, "*Resposta: (C) 8*", None),  # the letter and its written value disagree: nothing keyed
+        (SUBSETS, "* [x] 5", None),  # no such option
+        ("Find the length AR.", "답 : 5", "5"),
+        ("Find the length AR.", "정답: 36", "36"),
+    ],
+)
+def test_a_keys_label_and_a_ticked_option_name_the_answer(problem, key, kept):
+    done = _run(problem, key)
+    if kept is None:
+        assert done["status"] != "kept", done
+    else:
+        assert done["status"] == "kept" and done["answer"] == kept, done["status"]
