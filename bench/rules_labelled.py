@@ -111,6 +111,8 @@ LABELS_N3 = [DATA / "rule_labels_N3.jsonl"]
 LABELS_O3 = [DATA / "rule_labels_O3.jsonl"]
 # applied money, percent and rate problems: Chinese grade-6 sets, GATE/aptitude banks, statistics (2026-11-30)
 LABELS_P3 = [DATA / "rule_labels_P3.jsonl"]
+# university and contest-prep problem sets with their keys (probability, number theory, calculus; 2026-11-30)
+LABELS_Q3 = [DATA / "rule_labels_Q3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -153,6 +155,7 @@ SETS = {
     "N3": LABELS_N3,
     "O3": LABELS_O3,
     "P3": LABELS_P3,
+    "Q3": LABELS_Q3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -507,6 +507,18 @@ _TOTAL = re.compile(r"\b(?:in all|in total|total|altogether|combined|together|su
 _ZH_ASKED = re.compile(r"[^？?。，,]*(?:多少|几[个只本元天次])[^？?。，,]*(?:[？?]|$)")
 
 
+# a question that asks for a form of a number the statement gives (its prime factorisation): the value is no answer
+_FORM_ASKED = re.compile(
+    r"\b(?:find|write|give|determine|state|what is|what's)\b[^.?\n]{0,20}\bprime factori[sz]ation\b|\b(?:write|express)\b"
+    r"[^.?\n]{0,40}\bas (?:a )?products? of (?:primes|prime (?:factors|powers|numbers))\b|(?:把|将)[^，。？]{0,15}分解质因数",
+    re.I,
+)
+# a key that reads a clock: `7 PM`, `11:30 a.m.`, `16:30 Uhr`
+_CLOCK_KEY = re.compile(
+    r"\b\d{1,2}(?::\d{2}){0,2}\s*(?:[ap]\.?\s?m\b\.?|Uhr\b)", re.I
+)  # not `11:13`, a ratio
+
+
 # the class each reason belongs to (the rules report counts per class)
 VERIFIABILITY = {
     "proof": "proof",
@@ -531,6 +543,8 @@ VERIFIABILITY = {
     "no_question": "malformed statement",
     "other_base": "a numeral in another base",
     "code": "a code, not a number",
+    "form_asked": "a form, not a number",
+    "clock_time": "a clock time, not a number",
     "no_answer": "no answer",
 }
 
@@ -897,6 +911,12 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("one_of_many")
     if _MARK_ON_LINE.search(text):
         reasons.append("construction")  # a mark on the number line is drawn, not computed
+    if _FORM_ASKED.search(text):
+        reasons.append(
+            "form_asked"
+        )  # `Find the prime factorization of 120`: the product is the answer, not 120
+    if answer and _CLOCK_KEY.search(key):
+        reasons.append("clock_time")  # `7 PM`: a reading of the clock, whose digits are no quantity
     if any((m.group(1) or m.group(2)).lower() not in ("10", "ten") for m in _OTHER_BASE_ASKED.finditer(text)):
         reasons.append("other_base")  # the key is a numeral in that base
     if _LETTER_CODE.search(text):

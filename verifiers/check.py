@@ -577,10 +577,10 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
     ):
         return Verdict(False, "choice_value_mismatch", v.pred, v.extracted, v.gold)
     choice = forms.choice(v.extracted or "")
-    if choice and choice[1] and forms.choice(gold) and not forms.choice(gold)[1]:
-        found = forms.options(
-            question
-        )  # `(A) 1000` when option (A) is 2^{10}: the letter, with another value
+    gold_choice = forms.choice(gold)
+    if choice and choice[1] and (gold_choice is None or not gold_choice[1]):
+        # `(A) 1000` when option (A) is 2^{10}: the letter, with another value (against a letter or a value gold)
+        found = forms.options(question)
         if found and choice[0] in found[1]:
             same = _compare(choice[1], found[1][choice[0]], time.monotonic() + 0.5)
             if not same.equivalent and same.reason != "timeout":

@@ -730,7 +730,8 @@ def _answer_after_last_box(text: str) -> str | None:
 # a last sentence that states a result of its own: a copula or a colon, then one number and at most three words
 # (`There are 35 ways.`, `the remainder is 2.`, `...: 0 intercepts.`, `So the original price was $24.38.`)
 _STATED_RESULT = re.compile(
-    r"(?:\b(?:is|are|was|were|equals)|:)\s*\\?\$?\s*(-?\d[\d,]*(?:\.\d+)?)\s*\$?\s*((?:[A-Za-z][A-Za-z-]*\s*){0,3})$"
+    r"(?:\b(?:is|are|was|were|equals)|:|\b(?:so|thus|hence|therefore),?\s+(?:[A-Za-z]+\s+){1,4}?)"  # `so he pays 40`
+    r"\s*\\?\$?\s*(-?\d[\d,]*(?:\.\d+)?)\s*\$?\s*((?:[A-Za-z][A-Za-z-]*\s*){0,3})$"
 )
 
 
@@ -1298,6 +1299,12 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             text = text[: closing.start()]
         if text[-1:] in "?!." or text[-2:].rstrip()[-1:] in ("?", "!", "."):
             text = without_closing_remarks(text)  # `That's it! Do you have any questions?`
+        if "ey " in text[-600:]:
+            points = _KEY_POINTS.search(text, max(0, len(text) - 600))
+            if points and points.start() > 0:
+                text = text[
+                    : points.start()
+                ]  # `> Key Points: Subtract 7 from both sides, ...`: a summary, no answer
         last = text[-600:]
         check = None
         if ("Check" in last or "check:" in last or "erif" in last) and _CHECK_LABEL.search(last):
@@ -1398,6 +1405,9 @@ _TRAILING_CHECK = re.compile(
     r"(?:(?<=[.!?$])[ \t]+|\n[ \t]*)(?:\*\*)?(?:Check(?:ing)?|Verification|Verify(?:ing)?|Sanity check)(?:\*\*)?"
     r"[ \t]*(?:\*\*)?[:：].*\Z",
     re.IGNORECASE | re.DOTALL,
+)
+_KEY_POINTS = re.compile(
+    r"\n[ \t>*]*(?:Key (?:Points|Takeaways)|Puntos clave|Points clés)\s*(?:\*\*)?\s*[:：][^\n]*\s*\Z", re.I
 )
 _CHECK_LABEL = re.compile(
     r"(?:heck(?:ing)?|erif(?:ication|y|ying))(?:\*\*)?[ \t]*(?:\*\*)?[:：]"

@@ -34,8 +34,14 @@ _NEGATED = re.compile(
 _BARE_LETTER = re.compile(r"(?<![A-Za-z\\*+\-/^=\d{])[A-E](?![A-Za-z*+\-/^=\d}])")  # not `E*2`, `\\mathrm{E}`
 
 
+_LOWER_CHOICE = re.compile(r"\s*\(?([a-e])\)(?=\s*\S|\s*$)")
+
+
 def choice(s: str) -> tuple[str, str] | None:
-    """(letter, option text) of a choice answer (`C`, `(C)`, `C. x = 42`, `\\text{(A)} 12`), else None."""
+    """(letter, option text) of a choice answer (`C`, `(C)`, `C. x = 42`, `\\text{(A)} 12`, `(a) 42`), else None."""
+    low = _LOWER_CHOICE.match(s)
+    if low:  # `(a) 42`, `a) 42`: a lower-case label in brackets is the option's letter
+        s = s[: low.start(1)] + low.group(1).upper() + s[low.end(1) :]
     m = _CHOICE.match(_TEXT_BRACES.sub(r"\1", s) if "\\text{" in s[1:] else s)  # `\text{B（}a=1\text{）}`
     if m is None or (m.group("open") and not m.group("close")):
         return None
@@ -51,7 +57,7 @@ def choice(s: str) -> tuple[str, str] | None:
         return m.group("l"), rest[1:-1].strip()
     if rest and not m.group("open") and rest[0] not in ".:：)。":
         return None  # `A = 5`, `B不是 A`: not a letter with its option
-    if re.search(r"\(\s*[A-E]\s*\)|\bor\b|\band\b", rest):
+    if re.search(r"\(\s*[A-Ea-e]\s*\)|\bor\b|\band\b", rest):
         return None  # `(A) or (C)`: several letters offered
     value = rest.lstrip(".:：)。").strip()
     if value.startswith("}") and s.lstrip().startswith("\\text{"):
@@ -673,6 +679,9 @@ def _asking_sentence(question: str) -> str:
     return re.split(r"(?<=[.!?])\s+|\n", head)[-1]
 
 
+_TOTAL_ASKED = re.compile(r"\b(?:in total|in all|altogether|total|combined)\b", re.I)
+
+
 def quantity_not_asked(line: str, number: str, question: str) -> bool:
     """The number the answer line commits to is labelled as another quantity than the one asked: a count of
     one of the question's things where an amount of money is asked (`She sells 18 eggs.` for "How much in
@@ -691,6 +700,10 @@ def quantity_not_asked(line: str, number: str, question: str) -> bool:
         }  # `16 eggs`, `2000 people`
         if noun and noun not in _MONEY_WORDS and noun in counted:
             return True
+    per = re.match(r"\s*(?:per|each|a)\s+([A-Za-z]+)", after)
+    counted_nouns = {w.lower().rstrip("s") for w in re.findall(r"\d[\d,]*\s+([A-Za-z]+)", question)}
+    if per and _TOTAL_ASKED.search(asking) and per.group(1).lower().rstrip("s") in counted_nouns:
+        return True  # `$15 per student` for "How much will 5 students need in total?"
     stated = _PERIOD_STATED.match(after)
     clause = asking.rsplit(",", 1)[-1]  # `If she works 50 weeks a year, ..., what's her annual salary`
     asked = {_PERIODS[(m.group(1) or m.group(2)).lower()] for m in _PERIOD_ASKED.finditer(clause)}
@@ -774,6 +787,12 @@ def form_not_asked(answer: str, gold: str, question: str) -> str | None:
         return named
     if "=" in a and "=" not in gold:
         a = a.rsplit("=", 1)[1]
+    if (
+        _LOWEST.search(question)
+        and _FRACTION.match(gold.replace(" ", "").replace("$", ""))
+        and _PLAIN.fullmatch(a)
+    ):
+        return "not_a_fraction"  # `0.75` for "Simplify the fraction 45/60 (write in lowest terms)"
     if _LOWEST.search(question):
         m = _FRACTION.match(a)
         if m:

@@ -90,3 +90,21 @@ def test_a_keys_label_and_a_ticked_option_name_the_answer(problem, key, kept):
         assert done["status"] != "kept", done
     else:
         assert done["status"] == "kept" and done["answer"] == kept, done["status"]
+
+
+# Blind set Q3 (2026-11-30, university problem sets): a question that asks for a form of a number the statement gives
+# (its prime factorisation) and a key that reads a clock (`7 PM`) have no integer to keep: 120's factorisation is the
+# product 2^3·3·5, not 120, and `7 PM` is a time of day.
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        ("Find the prime factorization of \n\na. $120$", "$2^3 \\cdot 3 \\cdot 5$", False),
+        ("Write 360 as a product of prime powers.", "2^3 * 3^2 * 5", False),
+        ("What time does a 12-hour clock read 80 hours after it reads 11:00 AM?", "7 PM", False),
+        ("The train leaves at 9:15 and arrives at 11:45. When does it arrive?", "11:45", False),
+        ("How many prime factors does 120 have, counted with multiplicity?", "5", True),
+        ("A clock chimes 3 times an hour. How many chimes in 7 hours?", "21", True),
+    ],
+)
+def test_a_form_asked_or_a_clock_reading_is_no_integer(problem, key, kept):
+    assert (_run(problem, key)["status"] == "kept") is kept

@@ -80,3 +80,38 @@ def test_a_computation_left_undone_against_a_gold_written_with_a_decimal_zero():
     pred = "The answer is 3 × 16.50 + 3 × 22.50 + 3 × 42."
     assert verifiers.check(pred, "243.0", question=q).reason == "not_evaluated"
     assert verifiers.check("The answer is 243.", "243.0", question=q).equivalent
+
+
+# Sets AT (program-of-thought, GRPO/GSPO rollouts) and AU (school-exam chat answers), 2026-11-30: a check after the box
+# that concludes another value, a decimal where lowest terms are asked, an amount per person where a total is asked,
+# lower-case option labels, and a `Key Points` summary after the answer.
+GLASSES = (
+    "Kylar went to the store to buy glasses for his new apartment. One glass costs $5, but every second glass costs "
+    "only 60% of the price. Kylar wants to buy 16 glasses. How much does he need to pay for them?"
+)
+CANDY = (
+    "A snack machine sells candy bars for $2 each and chips for $.50 each. How much money, in dollars, will 5 students "
+    "need in total if each of them gets 1 candy bar and 2 bags of chips?"
+)
+TIMES = "The value of 7×6 is: (a) 42 (b) 45 (c) 54 (d) 63"
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "question", "equal"),
+    [
+        ("\\boxed{64}. Double-check: 8 full-price glasses cost 40 and 8 cheap ones 24, so he pays 40.", "64", GLASSES,
+         False),
+        ("\\boxed{64}. Double-check: 8 full-price glasses cost 40 and 8 cheap ones 24, so he pays 64.", "64", GLASSES,
+         True),
+        ("0.75", "3/4", "Simplify the fraction 45/60 (write in lowest terms).", False),
+        ("3/4", "3/4", "Simplify the fraction 45/60 (write in lowest terms).", True),
+        ("$15 per student", "15", CANDY, False),
+        ("Answer: $15", "15", CANDY, True),
+        ("Therefore, the correct answer is (a) 42.", "a) 42", TIMES, True),
+        ("Therefore, the correct answer is (b) 42.", "a) 42", TIMES, False),
+        ("The value is 42. Therefore, the correct answer is (a) 42.\n> Key Points: 7 multiplied by 6 equals 42, "
+         "Option (a) is the correct answer", "A", TIMES, True),
+    ],
+)  # fmt: skip
+def test_checks_forms_totals_and_summaries(pred, gold, question, equal):
+    assert verifiers.check(pred, gold, timeout=5, question=question).equivalent is equal
