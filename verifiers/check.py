@@ -548,16 +548,10 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         )  # `45 seconds` for a question in minutes
     if v.reason == "unit_converted" and forms.asked_unit(question) not in (None, v.pred.split()[-1]):
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `1.5 h` for "How many minutes?"
-    if v.extracted and forms.order_not_kept(v.extracted, question):
-        return Verdict(
-            False, "order_not_asked", v.pred, v.extracted, v.gold
-        )  # `15, 14, 6, 4` "in increasing order"
-    line = pred.strip().rsplit("\n", 1)[-1] if pred else ""
-    if (
-        line
-        and v.pred
-        and forms.quantity_not_asked(line.replace(",", ""), str(v.pred).replace(",", ""), question)
-    ):
+    if v.extracted and forms.order_not_kept(v.extracted, question):  # `15, 14, 6, 4` "in increasing order"
+        return Verdict(False, "order_not_asked", v.pred, v.extracted, v.gold)
+    line = pred.strip().rsplit("\n", 1)[-1].replace(",", "") if pred else ""
+    if line and v.pred and forms.quantity_not_asked(line, str(v.pred).replace(",", ""), question):
         return Verdict(
             False, "unit_mismatch", v.pred, v.extracted, v.gold
         )  # `She sells 18 eggs.` for dollars
@@ -760,12 +754,10 @@ def not_the_asked_angle_unit(answer: str, gold: str, question: str) -> bool:
     """An angle equal in value but not in the unit the question asks for: degrees (`30^\\circ`) when it
     asks "in radians", a multiple of pi without a degree sign when it asks "in degrees"."""
     m = _ASKED_ANGLE.search(question)
-    if (
-        m is None
-    ):  # a real variable, not an angle asked: the gold's unit decides (`48^\circ` answered `\frac{4\pi}{15}`
-        if _ANGLE_ASKED.search(
-            question
-        ):  # for `x` labelled `x + 26^\circ`; `x = 150^\circ` for `x = \frac{5\pi}{6}`)
+    if m is None:
+        # a real variable, not an angle asked: the gold's unit decides (`48^\circ` answered `\frac{4\pi}{15}` for `x`
+        # labelled `x + 26^\circ`; `x = 150^\circ` for `x = \frac{5\pi}{6}`); an angle asked takes either unit
+        if _ANGLE_ASKED.search(question):
             return False
         g_deg, a_deg = bool(_DEGREE_SIGN.search(gold)), bool(_DEGREE_SIGN.search(answer))
         return (g_deg and not a_deg and "\\pi" in answer and "\\pi" not in gold) or (

@@ -612,9 +612,8 @@ def _answer_value(ans: str) -> str | None:
     boxed = extract_boxed(ans)
     if boxed is not None:
         parts, joined = _box_group(ans)
-        if (
-            len(parts) > 1
-        ):  # `Answer: $\boxed{\frac{3}{2}}$ or $\boxed{-\frac{1}{8}}$`: two answers, as off the line
+        # `Answer: $\boxed{\frac{3}{2}}$ or $\boxed{-\frac{1}{8}}$`: two answers, as off the line
+        if len(parts) > 1:
             return (" or " if joined == "or" else ", ").join(_strip_wrapping(p) for p in parts)
         return _strip_wrapping(boxed) or None
     ans = _HOPE_ANY.sub("", _DANGLING_CLOSE.sub("", ans))
@@ -624,9 +623,8 @@ def _answer_value(ans: str) -> str | None:
     value = _strip_wrapping(ans)
     if value and _is_sentence(value):  # `Final Answer: The largest $n$ is 34.`
         bold = _BOLD_PAIR.findall(value)
-        if len(bold) == 1 and _NUMBER.search(
-            bold[0]
-        ):  # `There will be **84 crayons** in total, across the 7 boxes.`
+        # `There will be **84 crayons** in total, spread across the 7 boxes.`: the one bold value
+        if len(bold) == 1 and _NUMBER.search(bold[0]):
             return _strip_wrapping(bold[0]) or None
         value = _prose_value(value) or value
     return value or None
@@ -662,12 +660,10 @@ def _sentence_value(rest: str, restated: bool = False) -> str | None:
     value = rest[: end.start()] if end else rest
     if "\n" in value:
         value = value.split("\n", 1)[0]
-    if restated and _is_sentence(
-        value
-    ):  # `The answer is:\n\n2/3 of 9 is equal to 6.`: a sentence restating it
-        value = (
-            _prose_value(value) or _one_number(value) or value
-        )  # `Answer:\nJosh made a profit of $70,000.`
+    # a sentence restating the answer on its own line: `The answer is:\n\n2/3 of 9 is equal to 6.`,
+    # `Answer:\nJosh made a profit of $70,000.`
+    if restated and _is_sentence(value):
+        value = _prose_value(value) or _one_number(value) or value
     value = _BECAUSE.split(value, 1)[
         0
     ]  # `19, because before giving 5 away he had 24`: the reason is no answer

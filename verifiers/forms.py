@@ -680,30 +680,35 @@ def _asking_sentence(question: str) -> str:
 
 
 _TOTAL_ASKED = re.compile(r"\b(?:in total|in all|altogether|total|combined)\b", re.I)
+_COUNTED_NOUN = re.compile(r"\d[\d,]*\s+([A-Za-z]+)")
 
 
 def quantity_not_asked(line: str, number: str, question: str) -> bool:
     """The number the answer line commits to is labelled as another quantity than the one asked: a count of
     one of the question's things where an amount of money is asked (`She sells 18 eggs.` for "How much in
-    dollars does she make?", `10,000 people` for the difference in fees), or money per another period than the
-    one asked (`$57,500 per month` for "her annual salary")."""
+    dollars does she make?", `10,000 people` for the difference in fees), an amount per one of them where a total
+    is asked (`$15 per student`), or money per another period than the one asked (`$57,500 per month` for "her
+    annual salary")."""
     asking = _asking_sentence(question)
     at = re.search(r"(?<![\d.,])" + re.escape(number) + r"(?![\d])", line)
     if at is None or not asking:
         return False
     after = line[at.end() :]
+    counted = {
+        w.lower() for w in _COUNTED_NOUN.findall(question)
+    }  # what the question counts: `16 eggs`, `5 students`
     if _MONEY_ASKED.search(asking) and "$" not in line[max(0, at.start() - 2) : at.start()]:
         word = re.match(r"\s+([A-Za-z]+)", after)
         noun = word.group(1).lower() if word else ""
-        counted = {
-            w.lower() for w in re.findall(r"\d[\d,]*\s+([A-Za-z]+)", question)
-        }  # `16 eggs`, `2000 people`
         if noun and noun not in _MONEY_WORDS and noun in counted:
             return True
     per = re.match(r"\s*(?:per|each|a)\s+([A-Za-z]+)", after)
-    counted_nouns = {w.lower().rstrip("s") for w in re.findall(r"\d[\d,]*\s+([A-Za-z]+)", question)}
-    if per and _TOTAL_ASKED.search(asking) and per.group(1).lower().rstrip("s") in counted_nouns:
-        return True  # `$15 per student` for "How much will 5 students need in total?"
+    if (
+        per
+        and _TOTAL_ASKED.search(asking)
+        and per.group(1).lower().rstrip("s") in {w.rstrip("s") for w in counted}
+    ):
+        return True
     stated = _PERIOD_STATED.match(after)
     clause = asking.rsplit(",", 1)[-1]  # `If she works 50 weeks a year, ..., what's her annual salary`
     asked = {_PERIODS[(m.group(1) or m.group(2)).lower()] for m in _PERIOD_ASKED.finditer(clause)}
