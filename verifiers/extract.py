@@ -1295,13 +1295,16 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             text = text[: closing.start()]
         if text[-1:] in "?!." or text[-2:].rstrip()[-1:] in ("?", "!", "."):
             text = without_closing_remarks(text)  # `That's it! Do you have any questions?`
-        if "ey " in text[-600:]:
+        last = text[-600:]
+        if (
+            "oints" in last or "akeaways" in last or "clave" in last
+        ):  # cheap gate: `Key Points`, `Puntos clave`
             points = _KEY_POINTS.search(text, max(0, len(text) - 600))
             if points and points.start() > 0:
                 text = text[
                     : points.start()
                 ]  # `> Key Points: Subtract 7 from both sides, ...`: a summary, no answer
-        last = text[-600:]
+                last = text[-600:]
         check = None
         if ("Check" in last or "check:" in last or "erif" in last) and _CHECK_LABEL.search(last):
             check = _TRAILING_CHECK.search(text, max(0, len(text) - 600))
