@@ -94,9 +94,10 @@ METRIC_LABELS = {
     "truncation": TECHNIQUES["overlong"]["label"],
     "entropy_late": TECHNIQUES["clip_higher"]["label"],
     "acc": "accuracy, held-out",
+    "complete": "responses that write every step (reach the last operation), held-out",
 }
-SECONDARY = ["acc", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
-             "generated", "skipped_steps"]  # fmt: skip
+SECONDARY = ["acc", "complete", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
+             "generated", "skipped_steps", "clip_frac_high"]  # fmt: skip
 # what a looping scratchpad repeats (a tiny model cannot learn to copy a whole step line in a short SFT:
 # taught to, it stalls the step counter and writes new arithmetic instead, which no metric calls a repeat)
 FILLER = "Let me check again."
@@ -145,15 +146,10 @@ def warm_up(work: Path, records: Path, *, steps: int, gold_probs: list[float], t
     return prev
 
 
-def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, lines: int = 11) -> Path:
-    """A copy of the kept records in which `share` of the scratchpads fall into a loop (for the
-    token-level loss's failure: long wrong responses that repeat themselves).
-
-    A looping scratchpad writes the gold steps 1..k (k drawn below the chain's length), then the line
-    FILLER until it has `lines` lines (at least two repeats), then answers step k's value: a long,
-    repetitive, wrong response (~100-150 tokens with the tiny tokenizer, against a median gold length of 74).
-    Rows are drawn with `seed`; everything else is copied as it is. Written whole (a temporary directory,
-    then renamed) and read back when `out` exists."""
+def _rewritten_records(records: Path, out: Path, rewrite, *, share: float, seed: int) -> Path:
+    """A copy of the kept records whose scratchpads `rewrite(steps, rng)` may replace (None keeps the gold
+    one; `steps` are the gold `Step i: ...` matches), each drawn with probability `share` (rows drawn
+    with `seed`). Written whole (a temporary directory, then renamed) and read back when `out` exists."""
     import random
 
     import pyarrow as pa
@@ -161,7 +157,7 @@ def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, li
     from mathdata.store import read_table, write_records
 
     if not 0 < share < 1:
-        raise ValueError(f"--sft-loops {share}: a share of the SFT scratchpads, between 0 and 1")
+        raise ValueError(f"share {share}: a share of the SFT scratchpads, between 0 and 1")
     if out.exists():
         return out
     table = read_table(records, filter_status="kept")
@@ -172,13 +168,7 @@ def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, li
         if len(steps) < 2 or rng.random() >= share:
             sols.append(sol)
             continue
-        k = rng.randrange(1, len(steps))  # steps 1..k, k < the chain's length
-        value = steps[k - 1][5]
-        if value == steps[-1][5]:  # step k's value is the answer: not a wrong loop
-            sols.append(sol)
-            continue
-        body = [m[0] for m in steps[:k]] + [FILLER] * max(2, lines - k)
-        sols.append("\n".join(body) + f"\nAnswer: {value}")
+        sols.append(rewrite(steps, rng) or sol)
     table = table.set_column(table.schema.get_field_index("solution"), "solution", pa.array(sols))
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -187,20 +177,58 @@ def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, li
     return out
 
 
-def loop_stage(work: Path, records: Path, init: Path, *, share: float, steps: int, threads: int) -> Path:
-    """One more SFT stage from `init` on `looping_records` (`steps` steps, lr 1e-3, a fresh optimiser):
-    a policy that loops on a share of its responses. Saved (work/sft-loops<share>-<steps>-from-<init>),
-    so reruns read it back."""
+def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, lines: int = 11) -> Path:
+    """A copy of the kept records in which `share` of the scratchpads fall into a loop (for the
+    token-level loss's failure: long wrong responses that repeat themselves).
+
+    A looping scratchpad writes the gold steps 1..k (k drawn below the chain's length), then the line
+    FILLER until it has `lines` lines (at least two repeats), then answers step k's value: a long,
+    repetitive, wrong response (~100-150 tokens with the tiny tokenizer, against a median gold length of 74)."""
+
+    def loop(steps, rng):
+        k = rng.randrange(1, len(steps))  # steps 1..k, k < the chain's length
+        value = steps[k - 1][5]
+        if value == steps[-1][5]:  # step k's value is the answer: not a wrong loop
+            return None
+        body = [m[0] for m in steps[:k]] + [FILLER] * max(2, lines - k)
+        return "\n".join(body) + f"\nAnswer: {value}"
+
+    return _rewritten_records(records, out, loop, share=share, seed=seed)
+
+
+def early_records(records: Path, out: Path, *, share: float, seed: int = 0) -> Path:
+    """A copy of the kept records in which `share` of the scratchpads stop one step early: the gold steps
+    but the last, then `Answer:` with that step's value (wrong). For clip-higher's case: a policy SFT-ed
+    on it writes the last step with probability ~1 - share, so the right move at that point is a
+    low-probability token whose rise the upper clip bound limits (DAPO section 3.1)."""
+
+    def early(steps, rng):
+        if steps[-2][5] == steps[-1][5]:  # cannot happen (operands >= 1); a stop must answer wrong
+            return None
+        return "\n".join(m[0] for m in steps[:-1]) + f"\nAnswer: {steps[-2][5]}"
+
+    return _rewritten_records(records, out, early, share=share, seed=seed)
+
+
+# the extra SFT stages a variant can start from: the records a share of whose scratchpads it rewrites
+EXTRA_STAGES = {"loops": looping_records, "early": early_records}
+
+
+def extra_stage(work: Path, records: Path, init: Path, *, kind: str, share: float, steps: int,
+                threads: int) -> Path:  # fmt: skip
+    """One more SFT stage from `init` on `EXTRA_STAGES[kind]` records (`steps` steps, lr 1e-3, a fresh
+    optimiser): a policy that loops, or stops early, on a share of its responses. Saved
+    (work/sft-<kind><share>-<steps>-from-<init>), so reruns read it back."""
     import torch
 
     from trainer.config import ModelConfig
     from trainer.sft import sft
 
     torch.set_num_threads(threads)
-    out = work / f"sft-loops{share:g}-{steps}-from-{Path(init).name}"
+    out = work / f"sft-{kind}{share:g}-{steps}-from-{Path(init).name}"
     if not (out / "config.json").exists():
-        looped = looping_records(records, work / f"records-loops{share:g}", share=share)
-        s = sft(looped, out, model_cfg=ModelConfig(path=str(init)), steps=steps, batch_size=64, lr=1e-3,
+        rewritten = EXTRA_STAGES[kind](records, work / f"records-{kind}{share:g}", share=share)
+        s = sft(rewritten, out, model_cfg=ModelConfig(path=str(init)), steps=steps, batch_size=64, lr=1e-3,
                 seed=0, eval_every=steps, progress=False)  # fmt: skip
         atomic_write(out.parent / f"{out.name}.json", json.dumps(s, indent=1))
     return out
@@ -218,6 +246,16 @@ def chain_ok_prefix(text: str) -> bool:
     return i > 0
 
 
+OPERATION_RE = re.compile(r"\b(?:add|subtract) \d+")
+
+
+def writes_every_step(prompt: str, text: str) -> bool | None:
+    """True when a chain response writes a `Step` line for every operation the prompt names (right or
+    not): the response reached the last step instead of answering early. None for a prompt that is no chain."""
+    n = len(OPERATION_RE.findall(prompt))
+    return len(STEP_RE.findall(text)) >= n if n else None
+
+
 def repeated(text: str) -> bool:
     """A response that writes the same scratchpad line twice (the loops that sample-level loss lets grow)."""
     lines = [x.strip() for x in text.splitlines() if x.strip()]
@@ -225,7 +263,8 @@ def repeated(text: str) -> bool:
 
 
 def probe(model_dir: Path, eval_parquet: Path, *, n: int, k: int, L: int, seed: int) -> dict:
-    """Held-out accuracy, wrong answers' length, repetition, truncation and reward noise of one policy."""
+    """Held-out accuracy, wrong answers' length, repetition, truncation, reward noise and the share of
+    responses that write every step (chain prompts) of one policy."""
     import torch
 
     from trainer.data import load_prompts
@@ -238,7 +277,7 @@ def probe(model_dir: Path, eval_parquet: Path, *, n: int, k: int, L: int, seed: 
     model.eval()
     prompts = load_prompts(eval_parquet, tok, max_prompt_len=256, limit=n).prompts
     engine = HFEngine(model, tok)
-    acc, wrong_len, rep, trunc, noisy = [], [], [], [], []
+    acc, wrong_len, rep, trunc, noisy, complete = [], [], [], [], [], []
     with torch.no_grad():
         for i in range(0, len(prompts), 32):
             chunk = prompts[i : i + 32]
@@ -248,6 +287,8 @@ def probe(model_dir: Path, eval_parquet: Path, *, n: int, k: int, L: int, seed: 
                                                         overlong_penalty=False), strict=True):  # fmt: skip
                     acc.append(sc.acc)
                     rep.append(repeated(s.text))
+                    if (c := writes_every_step(p.text, s.text)) is not None:
+                        complete.append(c)
                     trunc.append(s.truncated)
                     if not sc.acc:
                         wrong_len.append(len(s.response_ids))
@@ -258,7 +299,7 @@ def probe(model_dir: Path, eval_parquet: Path, *, n: int, k: int, L: int, seed: 
         return sum(xs) / len(xs) if xs else None
 
     return {"acc": mean(acc), "wrong_length": mean(wrong_len), "repetition": mean(rep), "truncation": mean(trunc),
-            "reward_noise": mean(noisy), "wrong_lengths": wrong_len}  # fmt: skip
+            "reward_noise": mean(noisy), "complete": mean(complete), "wrong_lengths": wrong_len}  # fmt: skip
 
 
 def effective_prompts(run_dir: Path) -> list[float]:
@@ -372,6 +413,8 @@ def _run_arm(name: str, tech: str, arm: str, seed: int, args, data: SimpleNamesp
         "generated": sum(x.get("gen_batches", 1) for x in rows) * args.prompts * args.G,
         "gen_batches": sum(x.get("gen_batches", 1) for x in rows),
         "skipped_steps": sum(x.get("skipped_step", 0) for x in rows),
+        # share of tokens held back by the upper clip bound (ratio > 1 + eps_high, advantage > 0), mean over steps
+        "clip_frac_high": sum(x.get("clip_frac_high", 0.0) for x in rows) / max(len(rows), 1),
         "curve": {"entropy": [x.get("entropy") for x in rows], "acc": [x.get("acc") for x in rows],
                   "truncation": [x.get("truncation_ratio") for x in rows],
                   "length": [x.get("response_length_mean") for x in rows], "effective": eff,
@@ -676,7 +719,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
         help="one more SFT stage (from --init or the warm-up) on scratchpads of which this share loops "
         "(`looping_records`): a policy with long repetitive wrong responses; needs --name",
     )
-    ap.add_argument("--sft-loop-steps", dest="sft_loop_steps", type=int, default=100)
+    ap.add_argument(
+        "--sft-early",
+        dest="sft_early",
+        type=float,
+        help="one more SFT stage (from --init or the warm-up) on scratchpads of which this share stops one step "
+        "early (`early_records`): a policy for which the right last step is a rare token; needs --name",
+    )
+    ap.add_argument("--sft-loop-steps", "--sft-stage-steps", dest="sft_loop_steps", type=int, default=100,
+                    help="steps of the --sft-loops / --sft-early stage")  # fmt: skip
     ap.add_argument(
         "--metric",
         choices=sorted(METRIC_LABELS),
@@ -706,8 +757,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args.base = tuple(x.strip() for x in args.base.split(";") if x.strip())
     if (args.base and not args.name) or not re.fullmatch(r"[a-z0-9_]*", args.name):
         ap.error("--base needs --name; --name is lower-case letters, digits and _")
-    if (args.sft_loops or args.metric) and not args.name:
-        ap.error("--sft-loops and --metric change the study: name the variant with --name")
+    if (args.sft_loops or args.sft_early or args.metric) and not args.name:
+        ap.error("--sft-loops, --sft-early and --metric change the study: name the variant with --name")
+    if args.sft_loops and args.sft_early:
+        ap.error("--sft-loops and --sft-early: one extra SFT stage at a time")
     if args.quick:  # same corpus and SFT policy as the study, its own run directories
         args.only, args.seeds, args.steps, args.probe_n, args.tag = (
             "dynamic_sampling",
@@ -744,7 +797,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
         )
     if args.init is not None:
         init = args.init
-        args.sft = f"policy given ({args.init})" + ("" if args.sft_loops else ", not trained here")
+        args.sft = f"policy given ({args.init})" + (
+            "" if args.sft_loops or args.sft_early else ", not trained here"
+        )
     else:
         init = warm_up(args.work, records, steps=args.sft_steps, gold_probs=stages, threads=args.threads,
                        probe=train, acc=args.sft_acc, L=args.L)  # fmt: skip
@@ -753,12 +808,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
         args.sft = " + ".join(
             f"{d['steps']} (probe accuracy {d['probe_acc']:.2f})" if args.sft_acc else
             f"{d['steps']} (gold p {d['gold_prob']:.3f})" for d in done) + " steps"  # fmt: skip
-    if args.sft_loops:
-        init = loop_stage(args.work, records, init, share=args.sft_loops, steps=args.sft_loop_steps,
-                          threads=args.threads)  # fmt: skip
-        args.sft += (
-            f" + {args.sft_loop_steps} SFT steps here on scratchpads {args.sft_loops:.0%} of which loop"
-        )
+    for kind, share, what in (
+        ("loops", args.sft_loops, "loop"),
+        ("early", args.sft_early, "stop a step early"),
+    ):
+        if share:
+            init = extra_stage(args.work, records, init, kind=kind, share=share, steps=args.sft_loop_steps,
+                               threads=args.threads)  # fmt: skip
+            args.sft += f" + {args.sft_loop_steps} SFT steps here on scratchpads {share:.0%} of which {what}"
     data = SimpleNamespace(train=train, eval=held, init=init)
     # (technique, seed) pairs; a pair whose run another process is training is put back and retried,
     # so two processes side by side split the work instead of waiting on each other

@@ -564,17 +564,16 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         form is not None
     ):  # `\frac{4}{6}` "in lowest terms", `\sqrt{25 \cdot 2}`, `0.5` "as a percent", `cm^2` for m^2
         return Verdict(False, form, v.pred, v.extracted, v.gold)
-    if (
-        v.reason in ("choice_match", "choice_value_match")
-        and pred
-        and _letter_conflict(v, gold, question, pred)
-    ):
-        return Verdict(False, "choice_value_mismatch", v.pred, v.extracted, v.gold)
+    found = None  # the question's options, read once and only where a choice is in play
+    if v.reason in ("choice_match", "choice_value_match") and pred:
+        found = forms.options(question)
+        if _letter_conflict(v, gold, question, found, pred):
+            return Verdict(False, "choice_value_mismatch", v.pred, v.extracted, v.gold)
     choice = forms.choice(v.extracted or "")
     gold_choice = forms.choice(gold)
     if choice and choice[1] and (gold_choice is None or not gold_choice[1]):
         # `(A) 1000` when option (A) is 2^{10}: the letter, with another value (against a letter or a value gold)
-        found = forms.options(question)
+        found = found or forms.options(question)
         if found and choice[0] in found[1]:
             same = _compare(choice[1], found[1][choice[0]], time.monotonic() + 0.5)
             if not same.equivalent and same.reason != "timeout":
@@ -707,13 +706,15 @@ def _label_reading(v: Verdict, pred: str, gold: str, question: str, deadline: fl
     return Verdict(True, "choice_match", g[0], v.extracted, v.gold)
 
 
-def _letter_conflict(v: Verdict, gold: str, question: str, pred: str) -> bool:
+def _letter_conflict(
+    v: Verdict, gold: str, question: str, found: tuple[int, dict[str, str]] | None, pred: str
+) -> bool:
     """A matched choice whose response also names another option: it opens with another letter than the one its
     value is (`B: ... the limit is 2` where 2 is option D), names another letter beside its value (`1 (choice D)`
     where 1 is option E), or its value is another option's than the letter it opens with (`B: ... the slope is 2`
-    where 2 is option A). Precision first: a letter and a value that disagree are no answer."""
+    where 2 is option A). Precision first: a letter and a value that disagree are no answer. `found`: the
+    question's options (`forms.options`)."""
     g = forms.choice(gold)
-    found = forms.options(question)
     if g is None or g[1] or found is None:
         return False
     opts = found[1]

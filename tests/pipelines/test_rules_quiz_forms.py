@@ -8,21 +8,16 @@ backslash is `\\frac` escaped twice by its dump."""
 import json
 
 import pytest
+from rule_outcome import offline
 
 from mathdata.schema import new_record
 from pipelines.classify import choice_unit, classify, find_choices, sentences
-from pipelines.report import run_offline_steps
 from pipelines.rules import Miss, apply_rules, decimal_comma, stated_expression_proof
 from verifiers.normalize import undoubled_backslashes
 
 
-def _run(problem: str, answer: str) -> dict:
-    rec = new_record(source="test", original_problem=problem, original_answer=answer, source_key="k")
-    return run_offline_steps([rec])[0]
-
-
 def _assert_kept_as(problem: str, answer: str, integer: str) -> dict:
-    done = _run(problem, answer)
+    done = offline(problem, answer)
     assert done["status"] == "kept" and done["answer"] == integer, done["status"]
     return done
 
@@ -46,7 +41,7 @@ def test_latex_escaped_twice_is_read_once(text, expected):
 def test_an_option_line_is_a_choice_list_and_the_key_must_be_one_of_them():
     text = "What is 25% of 320?\nOptions: 80 / 75 / 85 / 90"
     assert find_choices(text) == ("What is 25% of 320?", {"A": "80", "B": "75", "C": "85", "D": "90"})
-    done = _run(text, "80")
+    done = offline(text, "80")
     assert done["status"] == "kept" and done["problem"] == "What is 25% of 320?" and done["answer"] == "80"
     # a key that is none of the options (a bank's slip): no option's value, so not kept
     assert classify(new_record(source="t", original_problem=text, original_answer="94"))["status"] == (
@@ -58,7 +53,7 @@ def test_an_option_line_is_a_choice_list_and_the_key_must_be_one_of_them():
 
 def test_a_number_key_names_the_one_option_that_holds_it():
     text = "Thứ Ba tuần này là ngày 10, thì thứ Ba tuần sau là ngày bao nhiêu?\nOptions: Ngày 11 / Ngày 17 / Ngày 3"
-    done = _run(text, "17")
+    done = offline(text, "17")
     assert done["status"] == "kept" and done["answer"] == "17" and "Options" not in done["problem"]
 
 
@@ -68,7 +63,7 @@ def test_double_escaped_fraction_options_resolve_and_rewrite():
         + "\nOptions: "
         + " / ".join(rf"\\( \\frac{{{p}}}{{{q}}} \\)" for p, q in [(5, 24), (5, 5), (21, 24), (1, 4)])
     )
-    done = _run(text, r"\\( \\frac{5}{24} \\)")
+    done = offline(text, r"\\( \\frac{5}{24} \\)")
     assert done["status"] == "kept" and done["answer"] == "29"  # 5/24: m + n
     assert done["problem"].startswith(r"Calculate \( \frac{7}{8} - \frac{2}{3} \)")
     assert "Options" not in done["problem"] and "\\\\" not in done["problem"]
@@ -122,7 +117,7 @@ def test_the_expression_proof_reads_one_expression_not_the_numbers():
     ],
 )
 def test_a_unit_the_statement_asks_for_or_squares_is_read(problem, answer, status):
-    assert _run(problem, answer)["status"].startswith(status)
+    assert offline(problem, answer)["status"].startswith(status)
 
 
 def test_option_items_that_carry_their_letter_and_keys_that_name_it():
@@ -134,7 +129,7 @@ def test_option_items_that_carry_their_letter_and_keys_that_name_it():
 
 def test_a_bare_expression_under_a_calculate_line_is_asked_by_it():
     problem = "Perform the following calculations:\n$1170 \\div 12$"
-    done = _run(problem, "97.5")
+    done = offline(problem, "97.5")
     assert done["status"] == "kept" and done["answer"] == "975"
 
 
@@ -149,7 +144,7 @@ def test_a_bare_expression_under_a_calculate_line_is_asked_by_it():
     ],
 )
 def test_a_key_the_question_s_own_arithmetic_contradicts_is_rejected(problem, answer):
-    status = _run(problem, answer)["status"]
+    status = offline(problem, answer)["status"]
     assert status.startswith("rejected:") and "contradicts" in status
 
 
@@ -175,9 +170,9 @@ def test_a_figure_named_in_polish_is_a_figure():
 
 
 def test_an_equation_with_two_solutions_and_a_one_value_key_defers():
-    status = _run("Solve: x^2 - 5x + 6 = 0.", "3")["status"]
+    status = offline("Solve: x^2 - 5x + 6 = 0.", "3")["status"]
     assert status.startswith("needs_llm:") and "2 solutions" in status
-    assert "contradicts" in _run("Solve: x^2 - 5x + 6 = 0.", "4")["status"]
+    assert "contradicts" in offline("Solve: x^2 - 5x + 6 = 0.", "4")["status"]
 
 
 @pytest.mark.parametrize(
@@ -209,7 +204,7 @@ def test_a_decimal_comma_is_read_where_the_statement_writes_one(problem, answer,
     ],
 )
 def test_keys_no_equation_of_the_question_allows_are_rejected(problem, answer):
-    status = _run(problem, answer)["status"]
+    status = offline(problem, answer)["status"]
     assert status.startswith("rejected:") and "contradicts" in status
 
 
@@ -218,7 +213,7 @@ def test_the_equation_checked_is_in_the_unknown_asked():
     problem = (
         "The value of $y$ varies inversely as $\\sqrt x$ and when $x=24$, $y=15$. What is $x$ when $y=3$?"
     )
-    assert _run(problem, "600")["status"] == "kept"
+    assert offline(problem, "600")["status"] == "kept"
 
 
 def test_an_options_line_that_is_not_read_leaves_the_key_unread():
@@ -226,7 +221,7 @@ def test_an_options_line_that_is_not_read_leaves_the_key_unread():
     problem = (
         "What is the field of an infinite sheet?\nOptions: E = σ / ε₀ / E = σ / 2ε₀ / E = 2σε₀ / E = ε₀ / 2σ"
     )
-    assert _run(problem, "1")["status"] == "rejected:mc_unresolved"
+    assert offline(problem, "1")["status"] == "rejected:mc_unresolved"
 
 
 @pytest.mark.parametrize(
@@ -248,7 +243,7 @@ def test_the_unit_every_option_writes_after_its_number(choices, unit):
 
 def test_a_unit_every_option_writes_is_read_in_the_key():
     problem = "A 3kg object accelerates at 20m/s². What is the net force? ($$ F=ma $$)\nOptions: 60N / 65N / 55N / 23N"
-    done = _run(problem, "60N")
+    done = offline(problem, "60N")
     assert done["status"] == "kept" and done["answer"] == "60" and "Options" not in done["problem"]
 
 
@@ -276,12 +271,12 @@ def test_a_unit_every_option_writes_is_read_in_the_key():
     ],
 )
 def test_a_circle_measured_without_pi_defers(problem, answer, status):
-    assert _run(problem, answer)["status"].startswith(status)
+    assert offline(problem, answer)["status"].startswith(status)
 
 
 def test_decimal_places_without_a_count_is_a_rounding():
     # 2.34 + 15.2 = 17.54: "the correct number of decimal places" rounds it, so 17.5 is no closed sum
-    status = _run(
+    status = offline(
         "Add 2.34 kg and 15.2 kg and give the result to the correct number of decimal places.", "17.5 kg"
     )
     assert status["status"].startswith("needs_llm")
@@ -323,7 +318,7 @@ def test_a_lettered_list_under_an_options_label_leaves_no_label_in_the_stem():
 
 
 def test_a_letter_key_over_half_bracket_choices_is_that_choice():
-    done = _run("What is 225 + 422?\nA) 648\nB) 641\nC) 670\nD) 647", "D")
+    done = offline("What is 225 + 422?\nA) 648\nB) 641\nC) 670\nD) 647", "D")
     assert done["status"] == "kept" and done["answer"] == "647" and done["problem"] == "What is 225 + 422?"
 
 
@@ -341,7 +336,7 @@ def test_a_letter_key_over_half_bracket_choices_is_that_choice():
     ],
 )
 def test_a_rounding_asked_with_nothing_to_compute_from_needs_data(problem, answer, status):
-    assert _run(problem, answer)["status"] == status
+    assert offline(problem, answer)["status"] == status
 
 
 @pytest.mark.parametrize(
@@ -366,7 +361,7 @@ def test_worked_and_marked_up_keys_are_read(problem, answer, integer):
     ],
 )
 def test_worked_keys_that_disagree_with_themselves_or_the_blank_are_not_kept(problem, answer):
-    assert _run(problem, answer)["status"] != "kept"
+    assert offline(problem, answer)["status"] != "kept"
 
 
 @pytest.mark.parametrize(
@@ -418,7 +413,7 @@ def test_worked_keys_that_disagree_with_themselves_or_the_blank_are_not_kept(pro
     ],
 )
 def test_keys_that_approximate_or_contradict_are_not_kept(problem, answer, status):
-    assert _run(problem, answer)["status"].startswith(status)
+    assert offline(problem, answer)["status"].startswith(status)
 
 
 def test_options_without_a_number_say_nothing_about_the_unit():
@@ -428,7 +423,7 @@ def test_options_without_a_number_say_nothing_about_the_unit():
         "A sum of Rs. 12,500 amounts to Rs. 15,500 in 4 years at the rate of simple interest. What is the rate of "
         "interest?\nOptions: 3% / 4% / 5% / 6% / None of these"
     )
-    assert _run(problem, "6%")["answer"] == "6"
+    assert offline(problem, "6%")["answer"] == "6"
 
 
 # set D3 (held-out, 2026-11-29): figures and shading named in other languages, keys that write their letter
@@ -480,7 +475,7 @@ def test_a_key_naming_its_letter_and_writing_the_choice_out(problem, answer, int
 
 def test_a_key_whose_letter_and_written_choice_disagree_keys_nothing():
     # `(D), 32` where (D) reads 6: the key contradicts itself
-    done = _run("¿Cuántos números cumplen la igualdad?\nOptions: 1 / 2 / 32 / 6", "(D), 32")
+    done = offline("¿Cuántos números cumplen la igualdad?\nOptions: 1 / 2 / 32 / 6", "(D), 32")
     assert done["status"] == "rejected:mc_unresolved"
 
 
@@ -511,18 +506,18 @@ def test_electrical_units_every_option_writes(problem, answer, integer):
     ],
 )
 def test_a_letter_after_a_number_in_algebra_is_a_variable(problem, answer):
-    status = _run(problem, answer)["status"]
+    status = offline(problem, answer)["status"]
     assert status.startswith("needs_llm:") and "expression" in status
 
 
 def test_a_length_asked_in_words_keeps_its_unit():
-    done = _run("What is 2 m plus 3 m?", "5 m")
+    done = offline("What is 2 m plus 3 m?", "5 m")
     assert done["status"] == "kept" and done["answer"] == "5"
 
 
 # set E3 (held-out, 2026-11-29)
 def test_like_terms_written_bare_are_an_expression():
-    status = _run("2m + 4m", "6m")["status"]  # 6m, not six metres
+    status = offline("2m + 4m", "6m")["status"]  # 6m, not six metres
     assert status.startswith("needs_llm:") and "expression" in status
 
 
@@ -535,12 +530,12 @@ def test_like_terms_written_bare_are_an_expression():
 )
 def test_three_digits_after_a_comma_where_the_statement_writes_decimal_commas(problem):
     # `849,615` is 849.615 (the rent before the rise) as likely as 849615: no rule decides
-    status = _run(problem, "849,615")["status"]
+    status = offline(problem, "849,615")["status"]
     assert status.startswith("needs_llm:") and "decimal commas" in status
 
 
 def test_a_currency_sign_after_the_amount():
-    done = _run("a) Wie viel sind $80\\%$ von $50\\,$€?", "40€")
+    done = offline("a) Wie viel sind $80\\%$ von $50\\,$€?", "40€")
     assert done["status"] == "kept" and done["answer"] == "40"
 
 
@@ -565,7 +560,7 @@ def test_a_pie_chart_named_in_german_is_data_outside_the_statement():
     ],
 )
 def test_a_right_triangles_third_side_without_its_hypotenuse(problem, status):
-    assert _run(problem, "5")["status"] == status
+    assert offline(problem, "5")["status"] == status
 
 
 @pytest.mark.parametrize(
@@ -587,14 +582,14 @@ def test_keys_with_labels_spans_and_units_the_statement_uses(problem, answer, in
 
 
 def test_a_degree_key_without_degrees_in_the_statement_still_defers():
-    assert "degrees" in _run("Find the sum of the angles in a hexagon.", "720°")["status"]
+    assert "degrees" in offline("Find the sum of the angles in a hexagon.", "720°")["status"]
 
 
 # set G3 (held-out, 2026-11-29)
 def test_brackets_group_and_a_spanish_evaluate_asks_the_expression():
-    status = _run("Evalúa: $2 + 3 \\times [4 - (5 - 6 \\times 2)]$", "29")["status"]  # it is 35
+    status = offline("Evalúa: $2 + 3 \\times [4 - (5 - 6 \\times 2)]$", "29")["status"]  # it is 35
     assert status.startswith("rejected:") and "35" in status
-    assert _run("Evalúa: $2 + 3 \\times [4 - (5 - 6 \\times 2)]$", "35")["answer"] == "35"
+    assert offline("Evalúa: $2 + 3 \\times [4 - (5 - 6 \\times 2)]$", "35")["answer"] == "35"
 
 
 @pytest.mark.parametrize(("key", "integer"), [("4", "15"), ("3", "14"), ("③", "14")])
@@ -604,13 +599,13 @@ def test_circled_options_keyed_by_number_name_the_option(key, integer):
         "가로, 세로가 각각 120m, 90m인 땅의 둘레에 나무를 심으려고 한다. 필요한 나무는 몇 그루인가?\n"
         "Options: ① 12그루 / ② 18그루 / ③ 14그루 / ④ 15그루 / ⑤ 20그루"
     )
-    done = _run(problem, key)
+    done = offline(problem, key)
     assert done["status"] == "kept" and done["answer"] == integer
 
 
 def test_a_circled_option_that_is_a_statement_keys_no_number():
     problem = "다항식 3x^2-3x-1에 대한 설명 중 옳은 것은?\nOptions: ① 차수는 3이다. / ② 항은 2개이다. / ③ 상수항은 -1이다."
-    assert _run(problem, "3")["status"] != "kept"  # ③ is a statement, not the number 3
+    assert offline(problem, "3")["status"] != "kept"  # ③ is a statement, not the number 3
 
 
 @pytest.mark.parametrize(
@@ -622,7 +617,7 @@ def test_a_circled_option_that_is_a_statement_keys_no_number():
     ],
 )
 def test_a_unit_conversion_key_checked_by_exact_factors(problem, answer, status, integer):
-    done = _run(problem, answer)
+    done = offline(problem, answer)
     assert done["status"].startswith(status) and (integer is None or done["answer"] == integer)
 
 
@@ -638,10 +633,10 @@ def test_a_unit_conversion_key_checked_by_exact_factors(problem, answer, status,
     ],
 )
 def test_a_thousands_dot_is_never_read_as_a_decimal_point(problem, answer):
-    done = _run(problem, answer)  # 14000 rupiah, not 14.000 = 14
+    done = offline(problem, answer)  # 14000 rupiah, not 14.000 = 14
     assert done["status"] != "kept" or done["answer"] == answer.replace("Rp", "").replace(".", "")
 
 
 def test_a_statement_with_decimal_points_keeps_a_three_place_decimal():
-    done = _run("What is 12.45 + 3.678?", "16.128")
+    done = offline("What is 12.45 + 3.678?", "16.128")
     assert done["status"] == "kept" and done["answer"] == "16128"

@@ -7,15 +7,9 @@ Every expected outcome follows from the statement and key as written: 6 g in 46 
 is 812.07 dollars, and "most nearly" is the statement's own word that the key is rounded."""
 
 import pytest
+from rule_outcome import assert_kept_as, offline
 
-from mathdata.schema import new_record
 from pipelines.classify import science_signals
-from pipelines.report import run_offline_steps
-
-
-def _run(problem: str, answer: str) -> dict:
-    rec = new_record(source="test", original_problem=problem, original_answer=answer, source_key="k")
-    return run_offline_steps([rec])[0]
 
 
 @pytest.mark.parametrize(
@@ -31,7 +25,7 @@ def _run(problem: str, answer: str) -> dict:
     ],
 )  # fmt: skip
 def test_a_science_statement_in_another_language_is_never_a_rule_rewrite(problem, key):
-    assert _run(problem, key)["status"] != "kept"
+    assert offline(problem, key)["status"] != "kept"
     assert {"science unit", "science data"} & set(science_signals(problem)), science_signals(problem)
 
 
@@ -61,7 +55,7 @@ def test_a_physics_texts_unit_markup_and_celsius_are_science_units(text, science
     ],
 )  # fmt: skip
 def test_most_nearly_asks_for_an_approximation(problem, key, kept):
-    assert (_run(problem, key)["status"] == "kept") is kept
+    assert (offline(problem, key)["status"] == "kept") is kept
 
 
 # Blind set O3 (2026-11-30, competition answer keys): a key's own label in Korean and Portuguese (`답 : 5`,
@@ -85,11 +79,8 @@ SUBSETS = "How many subsets does S have?\nOptions: 1 / 2 / 4 / 8 / 16"
     ],
 )
 def test_a_keys_label_and_a_ticked_option_name_the_answer(problem, key, kept):
-    done = _run(problem, key)
-    if kept is None:
-        assert done["status"] != "kept", done
-    else:
-        assert done["status"] == "kept" and done["answer"] == kept, done["status"]
+    done = offline(problem, key)
+    assert_kept_as(done, kept)
 
 
 # Blind set Q3 (2026-11-30, university problem sets): a question that asks for a form of a number the statement gives
@@ -107,4 +98,4 @@ def test_a_keys_label_and_a_ticked_option_name_the_answer(problem, key, kept):
     ],
 )
 def test_a_form_asked_or_a_clock_reading_is_no_integer(problem, key, kept):
-    assert (_run(problem, key)["status"] == "kept") is kept
+    assert (offline(problem, key)["status"] == "kept") is kept
