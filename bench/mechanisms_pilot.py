@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     train, held, _ = M.build(work, n_train=4000, n_eval=400, task=args.task)
     study = SimpleNamespace(work=work, prompts=8, G=8, mini_batch=args.mini_batch, L=args.L, lr=args.lr, threads=1,
-                            epochs=1, max_prompt_len=256, on_max_gen_batches="train")  # fmt: skip
+                            epochs=1, max_prompt_len=256, on_max_gen_batches="train", base=())  # fmt: skip
     ns = M.arm_settings("with", "clip_higher", "with", study, args.steps)
     r = run_seed("with", args.seed, ns, train, held, args.init)
     run = work / "runs" / "with" / f"seed{args.seed}"
