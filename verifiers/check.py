@@ -557,8 +557,12 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         )  # `She sells 18 eggs.` for dollars
     if forms.factored_incompletely(v.pred, question):
         return Verdict(False, "not_factored_completely", v.pred, v.extracted, v.gold)  # `(6-2x)(6+2x)`
-    if forms.left_undone(v.extracted or v.pred, gold):
-        return Verdict(False, "not_evaluated", v.pred, v.extracted, v.gold)  # `\binom{10}{2}` for "how many"
+    if forms.left_undone(v.extracted or v.pred, gold) or forms.like_terms_uncombined(
+        v.extracted or v.pred, gold
+    ):
+        return Verdict(
+            False, "not_evaluated", v.pred, v.extracted, v.gold
+        )  # `\binom{10}{2}` for "how many", `6+12i-3i`
     form = forms.form_not_asked(v.extracted or v.pred, gold, question)
     if (
         form is not None

@@ -192,8 +192,21 @@ _MATH_SPAN = re.compile(
     r"\$\$(.+?)\$\$|(?<!\\)\$((?:(?!\n[ \t]*\n)[^$\\]|\\.)+?)\$(?!\d)|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL
 )
 _COPULA = re.compile(
-    r"(?:\b(?:is|are)\s+equal\s+to\b|\bis\b|\bare\b|\bequals\b|\bbe\b|\bit's\b|=|:)\s*", re.IGNORECASE
-)  # `2/3 of 9 is equal to 6`
+    r"(?:\b(?:is|are)\s+equal\s+to\b|\bis\b|\bare\b|\b(?:was|were)\b(?=\s*(?:[-$€£\d(]|\\\(|\*\*))|\bequals\b|\bbe\b|\bit's\b|=|:)\s*",
+    re.IGNORECASE,
+)  # `2/3 of 9 is equal to 6`, `Their profit was $78.`
+# a size given after the answer (`The difference is 2^{1009}, which is roughly 5.5 × 10^{303}.`): not the answer
+_APPROX_AFTER = re.compile(
+    r",?\s*(?:which|that)\s+is\s+(?:roughly|approximately|about|around|nearly|close\s+to)\b[^,;]*$",
+    re.IGNORECASE,
+)
+# the clause that concludes after a computation (`... = 2.43 × 10^{17}, so it has 18 digits`)
+_SO_CLAUSE = re.compile(r",\s+(?:so|thus|hence|therefore)\s+([^,;]*)$", re.IGNORECASE)
+_ONE_NUMBER = re.compile(
+    r"(?![^\d]*\b(?:more|less|fewer|most|least|up\s+to|over|under|below|above|than)\b)"  # a bound is no count
+    r"[^\d$\\^{}]*?(-?\d[\d,]*(?:\.\d+)?)\s+[A-Za-z][A-Za-z ]*",
+    re.IGNORECASE,
+)
 _BRACKETED = re.compile(r"\[\s*([^\[\],;]+?)\s*\]")
 _BRACKET_SPAN = re.compile(r"(?<!\\)\[\s*([^\[\],;\\]+?)\s*\]")
 _COUNTED = re.compile(r"([$€£]?\s*-?[\d][\d,]*(?:\.\d+)?%?)\s+[A-Za-z][A-Za-z ]*")
@@ -881,12 +894,18 @@ def _prose_value(text: str) -> str | None:
     sent = _last_sentence(text)
     if not sent:
         return None
+    if "ly" in sent or "about" in sent or "around" in sent or "close" in sent:
+        sent = _APPROX_AFTER.sub("", sent) or sent
     spans = list(_MATH_SPAN.finditer(sent))
     last_cop = None
     for m in _COPULA.finditer(_MATH_SPAN.sub(lambda m: " " * len(m.group(0)), sent)):
         last_cop = m
     if last_cop is not None and (not spans or last_cop.start() >= spans[-1].end()):
         value = _strip_wrapping(_BOLD_PAIR.sub(r"\1", sent[last_cop.end() :]))  # `= **204** minutes`
+        so = _SO_CLAUSE.search(value) if ", " in value else None
+        if so:  # `= 243 · 10^{15}, so it has 18 digits`: the number the concluding clause counts
+            counted = _ONE_NUMBER.fullmatch(so.group(1))
+            return counted.group(1) if counted else None
         bracket = _BRACKETED.fullmatch(value)
         if bracket:  # `The angle is [90].`: a value in square brackets
             return bracket.group(1).strip() or None
@@ -1086,37 +1105,66 @@ def number_in_words(text: str, question: str) -> str | None:
     return None
 
 
-_HOW_MANY_NOUN = re.compile(r"\bhow\s+many\s+([a-z]+)", re.IGNORECASE)
 _RUN_EDGE = frozenset(
     {"a", "and", "negative", "minus", "half", "halves", "quarter", "quarters", "third", "thirds"}
 )
 
 
+_COPULAS = frozenset({"is", "are", "was", "were", "equals", "be"})
+_HOW_MANY_NOUN = re.compile(  # `how many steps`, not `how many does each get`
+    r"\bhow\s+many\s+(?!(?:do|does|did|are|is|were|was|will|would|can|could|should|more|of)\b)([a-z]+)",
+    re.IGNORECASE,
+)
+
+
 def count_in_words(text: str, question: str) -> str | None:
-    """A last sentence without digits that writes the count the question asks for in English number words, right
-    before the asked noun (`Elliott took two thousand steps during his jog.` for "How many steps ...?"): the
-    number. Any other number word (`two ways`) is not read."""
-    asked = _HOW_MANY_NOUN.search(question)
+    """A last sentence without digits that writes its answer in English number words (`Elliott took two thousand
+    steps during his jog.`, `He made a profit of seventy thousand dollars.`, `... and the difference m - n is four.`):
+    the number. A run of number words counts when the next word is a noun of the question or a unit of money,
+    length or time, or when it ends the sentence after `is`; any other number word (`two ways` where the question
+    names no way, `two thirds`) leaves the sentence unread. Where the question asks "how many <noun>", only the
+    runs right before that noun count and other number words are passed over (`the weight of one squig is equal to
+    the weight of three treeks`). A sentence with digits is read from its last clause (after the last comma), when
+    that clause has none."""
     sentence = _last_sentence(text)
-    if asked is None or not sentence or any(ch.isdigit() for ch in sentence):
+    if any(ch.isdigit() for ch in sentence):
+        sentence = re.split(r"[,;]\s+", sentence)[-1]
+    if not sentence or any(ch.isdigit() for ch in sentence):
         return None
-    noun = asked.group(1).lower().rstrip("s")
     words = re.findall(r"[a-z]+", sentence.lower().replace("-", " "))
-    found = None
-    for i, w in enumerate(words):
-        if w.rstrip("s") != noun or i == 0:
+    asked = {w.rstrip("s") for w in re.findall(r"[a-z]+", question.lower())}
+    how_many = _HOW_MANY_NOUN.search(question)
+    counted = how_many.group(1).lower().rstrip("s") if how_many else None
+    found = set()
+    i = 0
+    while i < len(words):
+        if words[i] not in _NUMBER_WORDS or words[i] in _RUN_EDGE:
+            i += 1
             continue
         j = i
-        while j > 0 and words[j - 1] in _NUMBER_WORDS:
-            j -= 1
-        while j < i and words[j] in _RUN_EDGE:
+        while j < len(words) and words[j] in _NUMBER_WORDS:
             j += 1
-        n = number_from_words(" ".join(words[j:i])) if j < i else None
-        if n is not None:
-            if found is not None and found != n:
-                return None  # two counts of the asked thing: not one answer
-            found = n
-    return None if found is None else str(found)
+        end = j
+        while end > i and words[end - 1] in _RUN_EDGE:
+            end -= 1
+        n = number_from_words(" ".join(words[i:end]))
+        after = words[j] if j < len(words) else None
+        if counted is not None and (after or "").rstrip("s") != counted:
+            i = j  # not the count asked for: passed over
+            continue
+        if words[i:j] == ["one"] and after not in _MEASURE_WORDS and (after or "").rstrip("s") not in asked:
+            i = j  # `the larger one`, `one of them`: a pronoun, no count
+            continue
+        if n is None or end < j:
+            return None  # `two thirds`, `one half`: not one integer in words
+        if (after is None and i > 0 and words[i - 1] in _COPULAS) or (
+            after is not None and (after in _MEASURE_WORDS or after.rstrip("s") in asked)
+        ):
+            found.add(n)
+        else:
+            return None  # another number in words: not one answer
+        i = j
+    return str(found.pop()) if len(found) == 1 else None
 
 
 _WHOLE_ENV = re.compile(
@@ -1297,8 +1345,8 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             text = without_closing_remarks(text)  # `That's it! Do you have any questions?`
         last = text[-600:]
         if (
-            "oints" in last or "akeaways" in last or "clave" in last
-        ):  # cheap gate: `Key Points`, `Puntos clave`
+            "oints" in last or "akeaways" in last or "clave" in last or "ools used" in last
+        ):  # cheap gate: `Key Points`, `Puntos clave`, `Tools used`
             points = _KEY_POINTS.search(text, max(0, len(text) - 600))
             if points and points.start() > 0:
                 text = text[
@@ -1405,8 +1453,10 @@ _TRAILING_CHECK = re.compile(
     r"[ \t]*(?:\*\*)?[:：].*\Z",
     re.IGNORECASE | re.DOTALL,
 )
+# a last line that summarises or lists what was used, not an answer: `Key Points: ...`, `Tools used: math_solver ...`
 _KEY_POINTS = re.compile(
-    r"\n[ \t>*]*(?:Key (?:Points|Takeaways)|Puntos clave|Points clés)\s*(?:\*\*)?\s*[:：][^\n]*\s*\Z", re.I
+    r"\n[ \t>*]*(?:Key (?:Points|Takeaways)|Puntos clave|Points clés|Tools? used)\s*(?:\*\*)?\s*[:：][^\n]*\s*\Z",
+    re.I,
 )
 _CHECK_LABEL = re.compile(
     r"(?:heck(?:ing)?|erif(?:ication|y|ying))(?:\*\*)?[ \t]*(?:\*\*)?[:：]"

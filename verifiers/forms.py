@@ -477,6 +477,12 @@ _FACTOR_ASKED = re.compile(
 # two terms added or subtracted (not a leading sign): `\frac{1}{3}+\frac{1}{4}`, `1-\frac{1}{4}`
 _SUM_OF_TERMS = re.compile(r"(?<=[\d}])\s*[-+]\s*(?=[\d\\])")
 _FRACTION_FORM_ASKED = re.compile(r"in the form\W{0,4}\\[dt]?frac\s*\{", re.I)
+# the fractions of the question are to be combined into one
+_ONE_FRACTION_ASKED = re.compile(
+    r"\b(?:as|into|to)\s+(?:a\s+)?single\s+(?:fraction|rational\s+expression)"
+    r"|\b(?:subtract|add|combine)\b[^.?!]{0,60}?\bthen\s+simplify",
+    re.I,
+)
 # "Expand", or a polynomial's standard form (`in the form $Ar^2 + Br + C$`): a sum of terms, no product with a sum
 _EXPANSION_ASKED = re.compile(
     r"\bexpand\b|\bin the form\W{0,4}A\s*[a-z]\s*\^\s*\{?\s*\d\s*\}?\s*\+\s*B", re.I
@@ -541,6 +547,13 @@ def _named_form_missing(a: str, gold: str, question: str) -> str | None:
         a = a.rsplit("=", 1)[1]  # `\sqrt{117}=3\sqrt{13}`: the chain's last member is the answer's form
     if _FRACTION_FORM_ASKED.search(question) and _single_fraction(g) and not _single_fraction(a):
         return "not_the_asked_form"  # `\frac{\pi^2}{9}-1` for "in the form $\frac{a\pi^2+b\pi+c}{d}$"
+    if (
+        a.count("\\frac") >= 2
+        and _ONE_FRACTION_ASKED.search(question)
+        and _single_fraction(g.rsplit(":", 1)[-1])
+        and not _single_fraction(a)
+    ):
+        return "not_the_asked_form"  # `\frac{6}{q}-\frac{2}{p}` for "Subtract the rational expressions, then simplify"
     fraction_gold = not _NOT_A_FRACTION.search(g) and not _MIXED_NUMBER.match(g)
     if (
         _AS_FRACTION.search(question)
@@ -606,6 +619,34 @@ def left_undone(answer: str, gold: str) -> bool:
     if not a or re.fullmatch(r"-?[\d,.\s]+", a) or _POWER_OF_TEN.fullmatch(a):
         return False
     return _UNDONE.search(a) is not None
+
+
+_SIMPLE_TERM = re.compile(r"\s*([+-]?)\s*(\d+(?:\.\d+)?)?\s*\*?\s*([a-zA-Z])?\s*")
+
+
+def _like_terms(expr: str) -> dict[str, int] | None:
+    """{term kind: how many terms}, for a sum of simple terms (`6+12i-3i`: {'': 1, 'i': 2}); None for
+    anything else (brackets, powers, fractions, commands)."""
+    kinds: dict[str, int] = {}
+    at = 0
+    expr = expr.strip()
+    while at < len(expr):
+        m = _SIMPLE_TERM.match(expr, at)
+        if not m or m.end() == at or not (m.group(2) or m.group(3)) or (at and not m.group(1)):
+            return None
+        kinds[m.group(3) or ""] = kinds.get(m.group(3) or "", 0) + 1
+        at = m.end()
+    return kinds or None
+
+
+def like_terms_uncombined(answer: str, gold: str) -> bool:
+    """A sum whose like terms are not collected where the gold's are (`6+12i-3i` for `6+9i`, `3x+2x` for `5x`):
+    equal by arithmetic, but the simplification asked for was not done."""
+    a = like = _like_terms(answer.replace("$", "").rsplit("=", 1)[-1])
+    g = _like_terms(gold.replace("$", "").rsplit("=", 1)[-1])
+    if like is None or g is None:
+        return False
+    return any(n > 1 and g.get(kind, 0) <= 1 for kind, n in a.items())
 
 
 # the unit words a question works in (each spelled as `_FACTOR` spells it through `_unit_of`)

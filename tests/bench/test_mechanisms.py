@@ -240,6 +240,33 @@ def test_looping_scratchpads_repeat_a_line_answer_wrong_and_leave_the_rest_alone
         mech.looping_records(src, tmp_path / "bad", share=1.5)
 
 
+def test_early_scratchpads_drop_the_last_step_answer_wrong_and_leave_the_rest_alone(mech, tmp_path):
+    """The rare-token clip-higher variant's SFT data: a share of scratchpads stops one step early."""
+    from mathdata.schema import new_record
+    from mathdata.store import read_table, write_records
+    from pipelines.sources.synthetic import generate
+
+    rows = list(generate(400, seed=6, kinds=["chain"], difficulty=3))
+    src = tmp_path / "records"
+    write_records(src, [new_record(source="synthetic", original_problem=r["problem"], source_key=str(i),
+                                   problem=r["problem"], solution=r["solution"], answer=str(r["answer"]),
+                                   split="train") for i, r in enumerate(rows)])  # fmt: skip
+    early = read_table(mech.early_records(src, tmp_path / "out", share=0.8, seed=1), filter_status="kept")
+    assert early.num_rows == len(rows)
+    stopped = 0
+    for r, sol in zip(rows, early.column("solution").to_pylist(), strict=True):
+        assert mech.writes_every_step(r["problem"], r["solution"])  # every gold scratchpad writes every step
+        if sol == r["solution"]:
+            continue
+        stopped += 1
+        lines = sol.splitlines()
+        assert mech.chain_ok_prefix(sol) and not mech.writes_every_step(r["problem"], sol)
+        assert lines[:-1] == r["solution"].splitlines()[:-2]  # the gold steps but the last
+        assert lines[-1].startswith("Answer: ") and lines[-1] != f"Answer: {r['answer']}"
+    assert 0.72 < stopped / len(rows) < 0.88
+    assert mech.writes_every_step("What is 2 + 2?", "4") is None  # no chain prompt: no measure
+
+
 def test_another_headline_decides_shown_and_names_its_metric(mech):
     withs = [_run(s, repetition=0.10 + 0.001 * s, wrong_length=60.0 + s) for s in range(5)]
     withouts = [_run(s, repetition=0.25 + 0.002 * (s % 2), wrong_length=60.0 + [9, -9, 4, -4, 0][s])
@@ -252,7 +279,9 @@ def test_another_headline_decides_shown_and_names_its_metric(mech):
     assert mech.headline(old) == "wrong_length"
 
 
-@pytest.mark.parametrize("flags", [["--metric", "repetition"], ["--sft-loops", "0.3"]])
+@pytest.mark.parametrize(
+    "flags", [["--metric", "repetition"], ["--sft-loops", "0.3"], ["--sft-early", "0.8"]]
+)
 def test_a_changed_study_must_be_named(mech, flags):
     with pytest.raises(SystemExit):
         mech.main(["--only", "token_loss", *flags])
