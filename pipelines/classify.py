@@ -573,6 +573,43 @@ def hypotenuse_unnamed(text: str) -> bool:
     )
 
 
+# an unknown given only through its square (`If $n^2 = 576$, what is $(n+1)^2$?`, `x^2 + y^2 + z^2 = 116` with x:y:z
+# fixed): -n satisfies the statement as well as n, so the value asked may be two, unless the statement names a sign
+_SQUARES_GIVEN = re.compile(
+    r"(?<![A-Za-z\\\d_{])[a-z]\s*\^\s*\{?\s*2\s*\}?(?:\s*\+\s*[a-z]\s*\^\s*\{?\s*2\s*\}?)*\s*=\s*\d+"
+    r"(?![\d.]|\s*[a-zA-Z(\\])"
+)
+# another equation with a number for its value (`a + b + c = 10`): it may fix the signs the squares leave open
+_NUMBER_EQUATION = re.compile(r"=\s*-?\d+(?![\d.]|\s*[a-zA-Z(\\:])")
+_SQUARED = re.compile(r"([a-z])\s*\^\s*\{?\s*2")
+# a curve, a count of solutions or a sign named: the square is no lost sign there
+_SIGN_SETTLED = re.compile(
+    r"circle|ellipse|parabola|hyperbola|curve|region|tangent|graph|\bline|plane|sphere|\broots?\b|ordered|"
+    r"number\s+of|how\s+many|positive|natural|non-?negative|\\geq?\b|\\ge\b|>|digits?\b|length|side|radius|"
+    r"\bages?\b|whole|\\mathbb\s*\{?\s*N|\bsolve\b|all\s+(?:real\s+)?(?:values|solutions)|[圆线根正]",
+    re.I,
+)
+_EVEN_POWER = re.compile(r"[a-z]\s*\^\s*\{?\s*\d*[02468]\s*\}?")
+_ASKED_EXPRESSION = re.compile(
+    r"\b(?:what\s+is|find|compute|evaluate|determine|calculate)\s+(?:the\s+value\s+of\s+)?\$([^$]+)\$", re.I
+)
+
+
+def sign_unfixed(text: str) -> bool:
+    """The statement fixes its unknowns only through a sum of their squares and asks for an expression in them,
+    naming no sign: `If $n^2 = 576$, what is $(n+1)^2$?` is 625 or 529."""
+    given = _SQUARES_GIVEN.search(text)
+    if given is None or _SIGN_SETTLED.search(text) or len(_NUMBER_EQUATION.findall(text)) > 1:
+        return False
+    unknowns = set(_SQUARED.findall(given.group(0)))
+    asked = _ASKED_EXPRESSION.findall(text)
+    if not asked:
+        return False
+    # the unknowns the asked expression holds outside even powers (`x^2 + 1` is the same for -x)
+    odd = _EVEN_POWER.sub(" ", re.sub(r"\\[A-Za-z]+", " ", asked[-1]))
+    return bool(unknowns & set(odd))
+
+
 def coded_answer(text: str, answer: str) -> bool:
     """The key is a code for yes/no or for a label (a 1-in-2 or 1-in-n guess), not a computed number.
 
@@ -907,6 +944,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         _ONE_OF_MANY.search(text)
         or hypotenuse_unnamed(text)
         or (_BY_ABSOLUTE_VALUE.search(text) and not _SIGN_NAMED.search(text))
+        or sign_unfixed(text)
     ):
         reasons.append("one_of_many")
     if _MARK_ON_LINE.search(text):

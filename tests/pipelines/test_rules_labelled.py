@@ -105,6 +105,7 @@ NON_INTEGER_FLOOR = {
     "O3": 0.0,  # 0/3: Chinese answer sentences (`所求体积为 \\(\\pi\\)。`), the LLM's
     "P3": 0.15,  # 2/13
     "Q3": 0.05,  # 2/25: worked solutions, the LLM's by design: decimals without a stated rounding (`2.5 Rs`, `0.0873`) defer by design
+    "R3": 0.6,  # 28/44: compound-interest keys written as expressions with decimals (`7000(1.04)^{12}`), worked quant keys
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
 DISPUTES_C: set[str] = set()
@@ -452,6 +453,7 @@ ALL_SETS = [
     "O3",
     "P3",
     "Q3",
+    "R3",
 ]
 # sets of 150 labels or more (old, new, S2, L and O3 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3"}

@@ -1,0 +1,42 @@
+"""An unknown fixed only through its square (blind set R3, issue 21 item 4): `If $n^2 = 576$, what is $(n+1)^2$?`
+is 625 for n = 24 and 529 for n = -24, and the statement does not choose. Every expected outcome follows from the
+statement as written: a named sign, another equation with a number for its value, a curve, or an asked expression
+that is even in the unknowns leaves one answer."""
+
+import pytest
+from rule_outcome import assert_kept_as, offline
+
+from pipelines.classify import sign_unfixed
+
+
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        ("If $n^2 = 576$, what is $(n+1)^2$?", "625", None),
+        ("If $\\dfrac{x}{2} = \\dfrac{y}{3} = \\dfrac{z}{4}$ and $x^2 + y^2 + z^2 = 116$, what is $x + y + z$?",
+         "18", None),
+        ("If $x:y:z = 1:2:3$ and $x^2 + y^2 + z^2 = 56$, find $xyz$.", "48", None),
+        # a sign named, another equation with a value, an even expression: one answer, the key is kept
+        ("If $n$ is a positive integer and $n^2 = 576$, what is $(n+1)^2$?", "625", "625"),
+        ("If $x + y + z = 10$ and $x^2 + y^2 + z^2 = 40$, find $xy + yz + zx$.", "30", "30"),
+        ("If $x^2 = 16$, what is $x^2 + 1$?", "17", "17"),
+    ],
+)  # fmt: skip
+def test_a_square_leaves_the_sign_open(problem, key, kept):
+    assert_kept_as(offline(problem, key), kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "open_"),
+    [
+        ("If $n^2 = 576$, what is $(n+1)^2$?", True),
+        ("If $x^2 = 16$, what is $\\frac{x^4}{2}$?", False),  # even in x
+        ("The circle $x^2+y^2=25$ meets the line $y = 3$. Find $x$.", False),  # a curve: another question
+        ("Real numbers $x$ and $y$ satisfy $x^2+y^2=14x-4y-53$. What is $x+y$?", False),  # no number on the right
+        ("Determine the value of $ab$ if $\\log_8a+\\log_4b^2=5$ and $\\log_8b+\\log_4a^2=7$.", False),
+        ("Suppose integers $a < b < c$ satisfy $a^2 + b^2 + c^2 = 3083$. Find $c$.", True),  # (-c, -b, -a) too
+        ("Suppose integers $a < b < c$ satisfy $a + b + c = 95$ and $a^2 + b^2 + c^2 = 3083$. Find $c$.", False),
+    ],
+)  # fmt: skip
+def test_sign_unfixed(text, open_):
+    assert sign_unfixed(text) is open_
