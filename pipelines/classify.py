@@ -137,6 +137,9 @@ _FIGURE_OTHER_LANGUAGES = re.compile(
     r"|hình vẽ|hình bên|\b(?:pada|dalam) gambar\b|\bgambar (?:di )?(?:bawah|berikut|samping)\b|\b(?:na|da|en la|de la) figura\b"
     r"|\b(?:la|sur la|de la) figure\b|\bAbbildung\b|\bşekil(?:de|deki)\b|\brysun(?:ek|ku|kach)\b|\bobrázk?(?:u|em|ek)\b"
     r"|\bрисун(?:ок|ке|ка)\b"
+    # Macedonian/Serbian `прикажано` ("shown", as the English `as shown`: `на сликата` alone, "in the picture", is not
+    # read, as the English is not), Russian/Bulgarian `чертёж`, `показано на`, Ukrainian `малюнок`
+    r"|\bприкажан[оиа]?\b|\bчерт[её]ж[аеу]?\b|\bпоказан[оаы]?\s+на\b|\bмалюн(?:ок|ку|ка)\b"
     # Spanish/Italian `como muestra la figura`, `nella figura`, `in figura`; Japanese `図のように`, `下の図`; Korean `그림`
     r"|\b(?:la|las|nella|della|in|a) figuras?\b|図の|の図|図で|図に|그림과 같|(?:다음|아래|위의?) 그림|그림에서|그림을 보고",
     re.I,

@@ -40,3 +40,21 @@ def test_a_square_leaves_the_sign_open(problem, key, kept):
 )  # fmt: skip
 def test_sign_unfixed(text, open_):
     assert sign_unfixed(text) is open_
+
+
+@pytest.mark.parametrize(
+    ("problem", "kept"),
+    [
+        # set T3 (Macedonian bank): "as shown in the picture" points at a figure the text lacks, as `as shown` does
+        ("Седум идентични правоаголници се поставени на бројна оска еден до друг, како што е прикажано на сликата. "
+         "Некои од броевите што одговараат на темињата се (-4), (-1), (+3) и ★. Која е вредноста на ★?", None),
+        # "in the picture" alone, as in English, is not read as a missing figure: the numbers are in the text
+        ("Авионот на сликата се наоѓа на висина од 8 537 метри над нивото на морето, додека подморницата се наоѓа "
+         "248 метри под нивото на морето. Колку метри има меѓу авионот и подморницата?", "8785"),
+    ],
+)  # fmt: skip
+def test_a_figure_shown_in_macedonian(problem, kept):
+    done = offline(problem, "6" if kept is None else kept)
+    assert_kept_as(done, kept)
+    if kept is None:
+        assert done["status"] == "rejected:needs_diagram", done["status"]
