@@ -351,6 +351,12 @@ def check(
     box when no extreme is asked (`hedged`).
     """
     deadline = time.monotonic() + timeout  # one budget for the first reading and any second one
+    number_gold = None  # a gold written as the option's number (`3` for ③), which a response may repeat
+    if question and "①" in question and isinstance(gold, str) and isinstance(pred, str):
+        circled = forms.circled_choices(question, gold, pred)  # `① 6  ② 7 ...`: labels, not numbers
+        if circled is not None:
+            number_gold = (gold, pred) if re.fullmatch(r"\s*[0-9]\s*", gold) and circled[1] != gold else None
+            question, gold, pred = circled
     if isinstance(gold, str) and ("（" in gold or "(" in gold or "①" in gold):
         gold = forms.value_part(gold) or gold  # `（1）证明见解析；（2）3+\sqrt{2}`: the part with a value
     try:
@@ -388,6 +394,13 @@ def check(
         and (_other_case(pred) or (question and _bound_not_value(pred, question)))
     ):
         return Verdict(False, "hedged", v.pred, v.extracted, v.gold)
+    if (
+        not v.equivalent and number_gold is not None
+    ):  # `"answer": 3` for the gold `3`: the same option's number
+        left = max(deadline - time.monotonic(), 0.05)
+        same = check(number_gold[1], number_gold[0], timeout=left, cut_off=cut_off)
+        if same.equivalent:
+            return same
     return v
 
 
@@ -625,7 +638,7 @@ def _question_reading(v: Verdict, pred: str, gold: str, question: str, deadline:
     number = concluded_number_beside(text, question, marked=marked) if text else None
     if number is None and marked and text:
         number = number_in_words(text, question)  # `Final answer: seventy-five dollars`
-    if number is None and ex.how == "none":
+    if number is None and (ex.how == "none" or marked) and text:
         number = count_in_words(text, question)  # `Elliott took two thousand steps during his jog.`
     if number is None:
         return v
@@ -670,6 +683,8 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: f
     if "%" in value and not forms.PERCENT_MENTIONED.search(question):
         return v  # `The slope is 50%.` for an option `1/2`: a percent is no answer where none is asked
     same = [k for k, text in opts.items() if _compare(value, text, deadline).equivalent]
+    if letter_gold and same and forms.left_undone(value, opts[same[0]].strip().strip("$")):
+        return v  # `f(2) = 2^3 + 2^2 - 2 + 4` for the option 14: the value asked was never written
     letter = g[0] if letter_gold else a[0]
     if same == [letter]:
         if letter_answer and _letter_with_another_value(pred, letter, opts[letter], deadline):
@@ -683,7 +698,13 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: f
 _LEADING_LETTER = re.compile(r"\s*(?:\*\*)?\(?([A-E])\)?(?:\*\*)?\s*[:.)]\s")
 _CONCLUDES = re.compile(r"\s*(?:therefore|thus|hence|so)\b", re.IGNORECASE)
 _JSON_LETTER = re.compile(r'"(?:choice|option|letter)"\s*:\s*"\(?([A-E])\)?"', re.IGNORECASE)
-_NAMED_LETTER = re.compile(r"\b(?:choice|option)\s*\(?([A-E])\)?(?![A-Za-z])", re.IGNORECASE)
+# a line that states one value after a copula (`Thể tích hình nón là 3π.`, `The volume is 3π.`, `体积为3π。`)
+_STATED_LINE = re.compile(
+    r"[^=\d]*?(?:\bis|\blà|=|为|是|は)\s*\$?([-\d√π\\{}()^/.a-z]*\d[-\d√π\\{}()^/.a-z]*?)\$?\s*[.。]?"
+)
+_NAMED_LETTER = re.compile(
+    r"(?:\b(?:choice|option)|정?답|答案?|答え)\s*[:：]?\s*\(?([A-E])\)?(?![A-Za-z])", re.IGNORECASE
+)
 
 
 def _label_reading(v: Verdict, pred: str, gold: str, question: str, deadline: float) -> Verdict:
@@ -740,6 +761,16 @@ def _letter_conflict(
         option = re.findall(r"-?\d+(?:\.\d+)?", opts.get(g[0], ""))
         if len(said) == 1 and len(option) == 1 and float(said[0]) != abs(float(option[0])):
             return True
+        # `Thể tích hình nón là 3π.\nĐáp án B.` where B is 3√3π: the line before the letter states a value no
+        # option has (and the question does not give)
+        lines = [x.strip() for x in pred.strip()[-600:].split("\n") if x.strip()]
+        bare_letter = not forms.choice(str(v.extracted))[1]  # `Answer: (E) $78.20` names its value itself
+        stated = _STATED_LINE.fullmatch(lines[-2]) if len(lines) >= 2 and bare_letter else None
+        if stated and stated.group(1).replace(" ", "") not in question.replace(" ", ""):
+            deadline = time.monotonic() + 0.5
+            value = stated.group(1)
+            if not any(_compare(value, text, deadline).equivalent for text in opts.values()):
+                return True
     if v.reason == "choice_match" and v.extracted and forms.choice(str(v.extracted)) is None:
         deadline = time.monotonic() + 0.5
         same = [k for k, text in opts.items() if _compare(str(v.extracted), text, deadline).equivalent]

@@ -941,7 +941,7 @@ def _prose_value(text: str) -> str | None:
             )
             return joined.join(_strip_wrapping(v) for v in group)
         return _strip_wrapping(value + (" " + scale.group().strip() if scale else "")) or None
-    brackets = list(_BRACKET_SPAN.finditer(sent))
+    brackets = [b for b in _BRACKET_SPAN.finditer(sent) if not b.group(1).isupper()]  # not `[TOOL CALL]`
     if brackets:  # `First try [30], second try [45].`: the last bracketed value
         return brackets[-1].group(1).strip() or None
     return _concluded_number(sent)
@@ -1376,6 +1376,12 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
         row = _TABLE_ANSWER.search(text, at)
         if row is not None:
             text = text[: row.start()] + "Answer: " + row.group(1) + text[row.end() :]
+    if "<ans>" in text:  # `<ans>20</ans>`: a shortened answer tag (self-refine prompts), read as `<answer>`
+        text = text.replace("<ans>", "<answer>").replace("</ans>", "</answer>")
+    if text.startswith("|", len(text) - len(text.lstrip())) and "\n" not in text.strip():
+        row = _ANSWER_SHEET_ROW.fullmatch(text.strip())
+        if row is not None:  # `| 9 | A, C, D |`: an answer sheet's row, the item's number then its answer
+            text = "Answer: " + row.group(1).strip()
     if "answer>" in text:  # `answer> 14` at a line's start: the R1 tag with its `<` lost, an answer line
         text = _LOST_TAG_OPEN.sub("Answer: ", text)
     if "<answer" in text or "<ANSWER" in text:  # the R1 format: `<answer>X</answer>` is an answer line
@@ -1424,6 +1430,7 @@ _LEAKED_SYSTEM = re.compile(
 )
 
 
+_ANSWER_SHEET_ROW = re.compile(r"\|\s*\d{1,3}\s*\|([^|\n]+)\|")
 _TABLE_ANSWER = re.compile(
     r"^[ \t]*\|[ \t]*[*_]*(?:final[ \t]+)?answer[*_]*[ \t]*\|[ \t]*[*_]*([^|\n*_]+?)[*_]*[ \t]*\|[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
@@ -1782,6 +1789,12 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
         v = _prose_value(stripped) if sentence else None
         if v:
             return Extraction((v,), "prose", "", depth)
+        if (
+            gold and sentence
+        ):  # a gold written as a sentence with one number (`The book has 270 pages in total.`)
+            numbers = _GOLD_NUMBER.findall(stripped)
+            if len(numbers) == 1:
+                return Extraction((numbers[0].replace(",", ""),), "prose", "", depth)
         # a value with words after it (`1.2 (liters of fruit punch)`) is an answer; other prose is not
         value_first = len(stripped) <= _MAX_PROSE_VALUE and _LEADING_VALUE.match(stripped) is not None
         bare = None if sentence and not gold and not value_first else _strip_wrapping(stripped)
@@ -1795,6 +1808,7 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
     return Extraction((), "none", "", depth)
 
 
+_GOLD_NUMBER = re.compile(r"(?<![\w.^])-?\d[\d,]*(?:\.\d+)?(?![\w^/])")
 _MATHISH = re.compile(r"[0-9\\$^_=+*/(){}\[\]<>|-]|[^\x00-\x7f]")
 _NUMBER_WORDS = frozenset(
     re.findall(

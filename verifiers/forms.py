@@ -39,6 +39,8 @@ _LOWER_CHOICE = re.compile(r"\s*\(?([a-e])\)(?=\s*\S|\s*$)")
 
 def choice(s: str) -> tuple[str, str] | None:
     """(letter, option text) of a choice answer (`C`, `(C)`, `C. x = 42`, `\\text{(A)} 12`, `(a) 42`), else None."""
+    if "**" in s:
+        s = s.replace("**", "")  # `A**（$x = 2$）`: a bold letter, its value after it
     low = _LOWER_CHOICE.match(s)
     if low:  # `(a) 42`, `a) 42`: a lower-case label in brackets is the option's letter
         s = s[: low.start(1)] + low.group(1).upper() + s[low.end(1) :]
@@ -281,7 +283,7 @@ def asked_unit(question: str) -> str | None:
 # choice labels: `\textbf{(A) }`, `(A)`, or `A.` / `A．` / `A、` / `A:` (these start a line)
 _OPTION_LABEL = re.compile(
     r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-F])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-F])\s*\)"
-    r"|(?:(?<=\s)|^)(?P<d>[A-F])\s*[.．、:：)](?=\s|\$|\d|-\s*\d)"
+    r"|(?:(?<=\s)|^)(?:Option\s+)?(?P<d>[A-F])\s*[.．、:：)](?=\s|\$|\d|-\s*\d)"  # `Option A: $2\sqrt{3}\pi$`
 )
 _CHOICE_JUNK = re.compile(r"\\q?quad|\\[ ,;:!]|~|\$|\\\\|\\newline|\\hspace\{[^}]*\}|\\qquad")
 
@@ -383,6 +385,41 @@ def parts(s: str) -> list[str] | None:
         return None
     ends = [m.start() for m in marks[1:]] + [len(s)]
     return [s[m.end() : e].strip().strip("；;，,。").strip() for m, e in zip(marks, ends, strict=True)]
+
+
+_CIRCLED_LABELS = "①②③④⑤⑥⑦⑧⑨⑩"
+
+
+def circled_choices(question: str, gold: str, pred: str) -> tuple[str, str, str] | None:
+    """A choice question whose options are labelled with circled digits (`① 6  ② 7  ③ 8  ④ 9  ⑤ 10`, Korean and
+    Japanese exams) written with letters instead, in the question, the gold and the response (`답 ④` -> `답 (D)`), so
+    that the option rules read them: a circled digit is a label, not the number it looks like (`②` is the option
+    whose content is 1/2). A gold written as the bare option number (`3`, as an exam harness stores it) is that
+    option's label when no option's content is that number. None when the question has no such options."""
+    labels = [c for c in question if c in _CIRCLED_LABELS]
+    n = 0
+    while n < len(labels) and labels[n] == _CIRCLED_LABELS[n]:
+        n += 1
+    if n < 3 or len(set(labels)) != n:
+        return None
+    letters = {c: "ABCDEFGHIJ"[i] for i, c in enumerate(_CIRCLED_LABELS[:n])}
+    q = re.sub(f"[{_CIRCLED_LABELS[:n]}]", lambda m: f"\n({letters[m.group(0)]}) ", question)
+    found = options(q)
+    if found is None or len(found[1]) != n:
+        return None
+    g = gold.strip()
+    if len(g) == 1 and g in letters:
+        g = letters[g]
+    elif (
+        re.fullmatch(r"[1-9]", g)
+        and int(g) <= n
+        and not any(re.fullmatch(rf"\$?\s*{g}\s*\$?\.?", t.strip()) for t in found[1].values())
+    ):
+        g = "ABCDEFGHIJ"[int(g) - 1]  # `3` for option ③, where no option is the number 3
+    else:
+        g = gold
+    p = re.sub(f"[{_CIRCLED_LABELS[:n]}]", lambda m: f"({letters[m.group(0)]})", pred)
+    return q, g, p
 
 
 def value_part(gold: str) -> str | None:
