@@ -377,7 +377,12 @@ def check(
         v = _with_reading(v, pred, gold, cut_off)
     if v.equivalent and question and v.pred:
         v = _form_asked(v, gold, question, pred if isinstance(pred, str) else "")
-    if v.equivalent and not cut_off and isinstance(pred, str) and _contradicted_after(pred, v):
+    if (
+        v.equivalent
+        and not cut_off
+        and isinstance(pred, str)
+        and (_contradicted_after(pred, v) or _equation_after(pred, v))
+    ):
         return Verdict(False, "contradicted_after", v.pred, v.extracted, v.gold)
     if (
         v.equivalent
@@ -478,6 +483,32 @@ def _contradicted_after(pred: str, v: Verdict) -> bool:
     if stated is None or float(stated) == float(v.pred):
         return False
     return extract(pred).how in ("boxed", "gsm8k")  # (rare) the value came from that box or line
+
+
+# a last line after the answer that is one computation and its result: `(9 × 476 = 4248)`
+_EQUATION_LINE = re.compile(
+    r"\(?\s*\d[\d.,]*(?:\s*[×x*+\-/÷]\s*\d[\d.,]*)+\s*=\s*(-?\d[\d,]*(?:\.\d+)?)\s*\)?\s*\.?"
+)
+
+
+def _equation_after(pred: str, v: Verdict) -> bool:
+    """An answer (`<answer>4284</answer>`, a box, a `####` line) followed by nothing but a computation whose result
+    is another number (`(9 × 476 = 4248)`): two final values, so neither earns credit."""
+    if not v.pred or not _PLAIN_DECIMAL.fullmatch(v.pred):
+        return False
+    ends = [pred.rfind("</answer>") + len("</answer>") if "</answer>" in pred else -1]
+    if "boxed" in pred:
+        at = pred.rfind("boxed")
+        ends.append(pred.find("}", at) + 1 if pred.find("}", at) >= 0 else -1)
+    if "####" in pred:
+        at = pred.rfind("####")
+        ends.append(pred.find("\n", at) if pred.find("\n", at) >= 0 else -1)
+    end = max(ends)
+    if end <= 0:
+        return False
+    tail = pred[end:].strip().strip("$")
+    m = _EQUATION_LINE.fullmatch(tail) if tail and "\n" not in tail else None
+    return m is not None and float(m.group(1).replace(",", "")) != float(v.pred)
 
 
 def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, deadline: float) -> Verdict:

@@ -249,6 +249,7 @@ def _strip_wrapping(ans: str) -> str:
             ("\\(", "\\)"),
             ("\\[", "\\]"),
             ("[;", ";]"),  # `[; 9 ;]`: the inline-math delimiters some models learned from web text
+            ("`", "`"),  # `2676` in inline code
         ):
             if len(ans) >= len(left) + len(right) and ans.startswith(left) and ans.endswith(right):
                 inner = ans[len(left) : len(ans) - len(right)]
