@@ -10,6 +10,7 @@ statement's numbers for a combination that happens to equal a key.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import re
 from fractions import Fraction
@@ -48,7 +49,10 @@ def evaluate(expr: str, *, needs_operator: bool = True) -> sympy.Expr | None:
     Numbers, + - × ÷ / *, parentheses, `\frac{a}{b}`, small integer powers, square roots (`√(x² - 5)`,
     `\sqrt{2}`) and `p% of q`; a letter, a comma or any other sign makes it not an expression this reads.
     `needs_operator`: one must be there."""
-    s = re.sub(r"\\[()\[\]]|\$|\\left|\\right|\\[,;!]", " ", expr)
+    s = _counted(expr)  # `7!`, `10C6`, `\binom{10}{6}`, `P(8,4)`: a key's combinatorics, as integers
+    if s is None:
+        return None
+    s = re.sub(r"\\[()\[\]]|\$|\\left|\\right|\\[,;!]", " ", s)
     if "\\sqrt[" in s:  # a root of another index (`\sqrt[3]{8}`) is not read
         return None
     # `2\frac{1}{4}` is the mixed number 2 1/4 (a product is written with \cdot or \times)
@@ -119,6 +123,51 @@ def evaluate(expr: str, *, needs_operator: bool = True) -> sympy.Expr | None:
     try:
         return ev(tree.body)
     except (ValueError, ZeroDivisionError, TypeError):
+        return None
+
+
+_MAX_FACTORIAL = 20
+_BINOMIAL = re.compile(
+    r"\\binom\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}|\b([CP])\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)"
+    r"|(?<![\w.])(\d+)\s*([CP])\s*(\d+)(?![\w.])|\{\s*(\d+)\s*\\choose\s*(\d+)\s*\}"
+)
+_FACTORIAL = re.compile(r"(?<![\w.])(\d+)\s*!(?!=)")
+
+
+def _counted(expr: str) -> str | None:
+    """`expr` with its factorials and binomial / permutation counts written as the integers they are
+    (`11!/(4!×4!×2!)` -> `(39916800)/((24)×(24)×(2))`); None when one is too large to be a key's working."""
+
+    def choose(m: re.Match) -> str:
+        if m.group(1):
+            kind, n, k = "C", int(m.group(1)), int(m.group(2))
+        elif m.group(3):
+            kind, n, k = m.group(3), int(m.group(4)), int(m.group(5))
+        elif m.group(6):
+            kind, n, k = m.group(7), int(m.group(6)), int(m.group(8))
+        else:
+            kind, n, k = "C", int(m.group(9)), int(m.group(10))
+        if n > 200 or k > n:
+            raise ValueError("not a count")
+        return f"({math.comb(n, k) if kind == 'C' else math.perm(n, k)})"
+
+    def factorial(m: re.Match) -> str:
+        n = int(m.group(1))
+        if n > _MAX_FACTORIAL:
+            raise ValueError("too large")
+        return f"({math.factorial(n)})"
+
+    if (
+        "!" not in expr
+        and "C" not in expr
+        and "P" not in expr
+        and "binom" not in expr
+        and "choose" not in expr
+    ):
+        return expr
+    try:
+        return _FACTORIAL.sub(factorial, _BINOMIAL.sub(choose, expr))
+    except ValueError:
         return None
 
 

@@ -800,7 +800,9 @@ def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
     value = clean_choice(undoubled_backslashes(answer))
     hits = [k for k, v in choices.items() if v == value]
     if not hits and re.fullmatch(r"-?\d+(?:\.\d+)?", value):
-        hits = [k for k, v in choices.items() if re.findall(r"-?\d+(?:\.\d+)?", v) == [value]]
+        # the choice's one number, not a coefficient (`Ngày 24` holds 24; `3x¹²` does not hold 3)
+        hits = [k for k, v in choices.items() if re.findall(r"-?\d+(?:\.\d+)?", v) == [value]
+                and not re.search(rf"(?<![\d.]){re.escape(value)}\s*[A-Za-z^¹²³⁴⁵⁶⁷⁸⁹⁰(\\]", v)]  # fmt: skip
     return hits[0] if len(hits) == 1 else None
 
 

@@ -376,7 +376,10 @@ def parse_answer(
     shown = _WORKED.fullmatch(raw.strip())
     lhs = arithmetic_value(_CURRENCY_SIGNS.sub("", shown.group(1)), needs_operator=False) if shown else None
     if lhs is not None:
-        rhs = parse_answer(shown.group(2), problem=problem, units=units)
+        right = shown.group(2).strip()
+        if re.fullmatch(r"\d{1,3}(?:,\d{3})+", right) and lhs == int(right.replace(",", "")):
+            right = right.replace(",", "")  # `7! = 5,040`: the working fixes the commas as thousands
+        rhs = parse_answer(right, problem=problem, units=units)
         if isinstance(rhs, Parsed) and rhs.value == sympy.Rational(lhs.numerator, lhs.denominator):
             return rhs
         return Miss("a worked key whose arithmetic does not give its value")

@@ -787,7 +787,7 @@ def _letter_conflict(
         # are no conclusion: `Therefore, it is 120 km/hr.` stays)
         sentences = re.split(r"(?<=[.!?])\s+", pred.strip()[-600:])
         before = sentences[-2] if len(sentences) >= 2 and _CONCLUDES.match(sentences[-2]) else ""
-        given = set(re.findall(r"\d+(?:\.\d+)?", question.replace(",", "")))
+        given = set(re.findall(r"\d+(?:\.\d+)?", question[: found[0]].replace(",", "")))  # the stem's numbers
         said = [n for n in re.findall(r"\d+(?:\.\d+)?", before.replace(",", "")) if n not in given]
         option = re.findall(r"-?\d+(?:\.\d+)?", opts.get(g[0], ""))
         if len(said) == 1 and len(option) == 1 and float(said[0]) != abs(float(option[0])):

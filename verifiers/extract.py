@@ -794,6 +794,8 @@ def _gsm8k(text: str) -> str | None:
     end = _GSM8K_AT_END.search(text, max(0, len(text) - 60))
     if end and re.fullmatch(r"-?\$?\s*[\d.,]+\s*%?", end.group("ans").strip()):
         return end.group("ans").strip().rstrip(".").replace(",", "")
+    if end and re.fullmatch(r"\(?[A-E]\)?", end.group("ans").strip()):
+        return end.group("ans").strip()  # `So our selection is option C. #### C` (Abel's choice format)
     last = None
     for m in _GSM8K.finditer(text):
         ans = m.group("ans")

@@ -58,3 +58,21 @@ def test_a_figure_shown_in_macedonian(problem, kept):
     assert_kept_as(done, kept)
     if kept is None:
         assert done["status"] == "rejected:needs_diagram", done["status"]
+
+
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        # set U3: a key's combinatorics is its working, checked exactly (`7! = 5,040`: the working fixes the commas)
+        ("In how many ways can 7 people stand in a line?", "7! = 5,040", "5040"),
+        ("In how many ways can 6 books be chosen from 10?", "10C6 = 210", "210"),
+        ("How many arrangements of the letters of MISSISSIPPI are there?", "11!/(4!×4!×2!) = 34,650", "34650"),
+        ("How many committees of 3 can be chosen from 10 people?", "$C(10,3)=120$", "120"),
+        ("How many committees of 3 can be chosen from 10 people?", "\\binom{10}{3} = 120", "120"),
+        ("In how many ways can 6 books be chosen from 10?", "10C6 = 200", None),  # the working gives 210
+        # a number that is a coefficient in an option is not that option's value
+        ("Which expression is equivalent to (3x^4)^3?\nOptions: A. 3x¹² / B. 9x¹² / C. 27x⁷ / D. 27x¹²", "3", None),
+    ],
+)  # fmt: skip
+def test_a_keys_combinatorics_and_an_options_coefficient(problem, key, kept):
+    assert_kept_as(offline(problem, key), kept)

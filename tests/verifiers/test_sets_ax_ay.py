@@ -89,3 +89,27 @@ def test_an_upper_case_bracketed_label_is_no_bracketed_value():
     assert (
         "TOOL CALL" not in extract("[TOOL CALL] multiply(a=90, b=3) -> 270\nThe book has 270 pages.").answers
     )
+
+
+H_OPTIONS = (
+    "The $$4$$-digit number $$6H74$$ is divisible by $$11$$. What is $$H$$?\nYou are provided with the following "
+    "options for your answer:\nA. $$1$$ \nB. $$4$$ \nC. $$5$$ \nD. $$7$$ \nE. $$9$$"
+)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "question", "equal"),
+    [
+        # sets AZ and BA: a computation after the answer with another result; a letter after `####`
+        ("<answer>4284</answer>\n(9 × 476 = 4248)", "4284", "What is 9 × 476?", False),
+        ("<answer>4284</answer>\n(9 × 476 = 4284)", "4284", "What is 9 × 476?", True),
+        ("`2676`", "2676", "What is 2676?", True),
+        ("By problem, the option corresponding to 9 is E.\nSo our selection is option E. #### E", "E", H_OPTIONS, True),
+        ("By problem, the option corresponding to 9 is E.\nSo our selection is option E. #### D", "E", H_OPTIONS, False),
+        # a conclusion whose number is another option's content contradicts the letter
+        ("9 − H ≡ 0 (mod 11)... so H = 7. The answer is E.", "E", H_OPTIONS, False),
+        ("6 - 7 + H - 4 ≡ 0 (mod 11)... so H = 9. The answer is E.", "E", H_OPTIONS, True),
+    ],
+)  # fmt: skip
+def test_what_follows_the_answer(pred, gold, question, equal):
+    assert verifiers.check(pred, gold, question=question, timeout=5).equivalent is equal
