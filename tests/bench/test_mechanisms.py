@@ -211,17 +211,25 @@ def test_every_variant_has_runs_and_outputs_of_its_own(mech):
     assert mech.output_names("chain", False, "", "quick-") == ("quick-", "mechanisms", "chain")
 
 
-def test_looping_scratchpads_repeat_a_line_answer_wrong_and_leave_the_rest_alone(mech, tmp_path):
-    """The token-level-loss variant's SFT data: a share of scratchpads loops (long, repetitive, wrong)."""
+def _chain_records(tmp_path, *, seed: int):
+    """400 chain problems with their worked scratchpads, as a records store (what the SFT variants rewrite)."""
     from mathdata.schema import new_record
-    from mathdata.store import read_table, write_records
+    from mathdata.store import write_records
     from pipelines.sources.synthetic import generate
 
-    rows = list(generate(400, seed=5, kinds=["chain"], difficulty=3))
+    rows = list(generate(400, seed=seed, kinds=["chain"], difficulty=3))
     src = tmp_path / "records"
     write_records(src, [new_record(source="synthetic", original_problem=r["problem"], source_key=str(i),
                                    problem=r["problem"], solution=r["solution"], answer=str(r["answer"]),
                                    split="train") for i, r in enumerate(rows)])  # fmt: skip
+    return rows, src
+
+
+def test_looping_scratchpads_repeat_a_line_answer_wrong_and_leave_the_rest_alone(mech, tmp_path):
+    """The token-level-loss variant's SFT data: a share of scratchpads loops (long, repetitive, wrong)."""
+    from mathdata.store import read_table
+
+    rows, src = _chain_records(tmp_path, seed=5)
     looped = read_table(mech.looping_records(src, tmp_path / "out", share=0.3, seed=1), filter_status="kept")
     assert looped.num_rows == len(rows)
     loops = 0
@@ -242,15 +250,9 @@ def test_looping_scratchpads_repeat_a_line_answer_wrong_and_leave_the_rest_alone
 
 def test_early_scratchpads_drop_the_last_step_answer_wrong_and_leave_the_rest_alone(mech, tmp_path):
     """The rare-token clip-higher variant's SFT data: a share of scratchpads stops one step early."""
-    from mathdata.schema import new_record
-    from mathdata.store import read_table, write_records
-    from pipelines.sources.synthetic import generate
+    from mathdata.store import read_table
 
-    rows = list(generate(400, seed=6, kinds=["chain"], difficulty=3))
-    src = tmp_path / "records"
-    write_records(src, [new_record(source="synthetic", original_problem=r["problem"], source_key=str(i),
-                                   problem=r["problem"], solution=r["solution"], answer=str(r["answer"]),
-                                   split="train") for i, r in enumerate(rows)])  # fmt: skip
+    rows, src = _chain_records(tmp_path, seed=6)
     early = read_table(mech.early_records(src, tmp_path / "out", share=0.8, seed=1), filter_status="kept")
     assert early.num_rows == len(rows)
     stopped = 0
