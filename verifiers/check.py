@@ -733,6 +733,19 @@ _JSON_LETTER = re.compile(r'"(?:choice|option|letter)"\s*:\s*"\(?([A-E])\)?"', r
 _STATED_LINE = re.compile(
     r"[^=\d]*?(?:\bis|\blà|=|为|是|は)\s*\$?([-\d√π\\{}()^/.a-z]*\d[-\d√π\\{}()^/.a-z]*?)\$?\s*[.。]?"
 )
+# a letter and a value joined by `which is`: `(F), which is 6`, `505, which is (I)`
+_WHICH_IS = re.compile(
+    r"\(?(?P<letter>[A-J])\)?,?\s+which\s+is\s+\$?(?P<value>-?\d[\d,]*(?:\.\d+)?)"
+    r"|-?\d[\d,]*(?:\.\d+)?\$?,?\s+which\s+is\s+(?:option\s+|choice\s+)?\((?P<after>[A-J])\)"
+)
+
+
+def _same_number(value: str, option: str) -> bool:
+    """An option's text holds this one number (`9`, `$9$`, `9 cm`)."""
+    found = re.findall(r"-?\d+(?:\.\d+)?", option.replace(",", ""))
+    return len(found) == 1 and float(found[0]) == float(value.replace(",", ""))
+
+
 _NAMED_LETTER = re.compile(
     r"(?:\b(?:choice|option)|정?답|答案?|答え)\s*[:：]?\s*\(?([A-E])\)?(?![A-Za-z])", re.IGNORECASE
 )
@@ -777,6 +790,13 @@ def _letter_conflict(
     leading = _LEADING_LETTER.match(pred)
     named = {m.group(1) for m in _NAMED_LETTER.finditer(str(v.extracted or ""))}
     named |= {m.group(1) for m in _JSON_LETTER.finditer(pred[-400:])}  # `{"answer": "$97", "choice": "C"}`
+    tail = pred[-300:]
+    if "which" in tail:
+        for m in _WHICH_IS.finditer(tail):
+            if m.group("after"):  # `The answer is 505, which is (I).`: the letter named after the value
+                named.add(m.group("after"))
+            elif m.group("letter") in opts and not _same_number(m.group("value"), opts[m.group("letter")]):
+                return True  # `The answer is (F), which is 6.` where F is 9
     if leading and leading.group(1) in opts and leading.group(1) != g[0] and v.reason == "choice_value_match":
         return True
     if named - {g[0]}:

@@ -31,10 +31,12 @@ _NEGATED = re.compile(
     r"(?:\bnot\b|n't\b|\bnon\b|\bpas\b|\bnicht\b|不是|不)(?:\W+[a-z]+){0,6}?[\W]*?"
     r"(?P<ls>(?<![A-Za-z])[A-E](?:\s*(?:or|and|,|/|或|和|ou|et)\s*[A-E])*)(?![A-Za-z])",
 )
+# a letter of MMLU-Pro's F-J, in brackets or alone (not `I`, the pronoun): another letter named beside one of A-E
+_LATER_LETTER = re.compile(r"\(\s*([F-J])\s*\)|(?<![A-Za-z\\*+\-/^=\d{(])([FGHJ])(?![A-Za-z*+\-/^=\d}'’)])")
 _BARE_LETTER = re.compile(r"(?<![A-Za-z\\*+\-/^=\d{])[A-E](?![A-Za-z*+\-/^=\d}])")  # not `E*2`, `\\mathrm{E}`
 
 
-_LOWER_CHOICE = re.compile(r"\s*\(?([a-e])\)(?=\s*\S|\s*$)")
+_LOWER_CHOICE = re.compile(r"\s*\(?([a-hj])\)(?=\s*\S|\s*$)")  # not `(i)`, a roman numeral
 
 
 def choice(s: str) -> tuple[str, str] | None:
@@ -72,7 +74,9 @@ def asserted_letter(text: str) -> str | None:
     if len(text) > 300:
         return None
     negated = {c for m in _NEGATED.finditer(text) for c in re.findall(_LETTER, m.group("ls"))}
-    found = {m.group(0) for m in _BARE_LETTER.finditer(_NEGATED.sub(" ", text))} - negated
+    rest = _NEGATED.sub(" ", text)
+    found = {m.group(0) for m in _BARE_LETTER.finditer(rest)} - negated
+    found |= {m.group(1) or m.group(2) for m in _LATER_LETTER.finditer(rest)}  # `(B) and (H)`: two letters
     return found.pop() if len(found) == 1 else None
 
 
@@ -282,8 +286,8 @@ def asked_unit(question: str) -> str | None:
 
 # choice labels: `\textbf{(A) }`, `(A)`, or `A.` / `A．` / `A、` / `A:` (these start a line)
 _OPTION_LABEL = re.compile(
-    r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-F])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-F])\s*\)"
-    r"|(?:(?<=\s)|^)(?:Option\s+)?(?P<d>[A-F])\s*[.．、:：)](?=\s|\$|\d|-\s*\d)"  # `Option A: $2\sqrt{3}\pi$`
+    r"\\(?:textbf|mathrm|text|textrm|mathbf|rm)\s*\{\s*\(\s*(?P<w>[A-J])\s*\)[^{}]{0,12}\}|\(\s*(?P<b>[A-J])\s*\)"
+    r"|(?:(?<=\s)|^)(?:Option\s+)?(?P<d>[A-J])\s*[.．、:：)](?=\s|\$|\d|-\s*\d)"  # `Option A: $2\sqrt{3}\pi$`
 )
 _CHOICE_JUNK = re.compile(r"\\q?quad|\\[ ,;:!]|~|\$|\\\\|\\newline|\\hspace\{[^}]*\}|\\qquad")
 
@@ -332,9 +336,9 @@ def _options(text: str, label: re.Pattern, dotted_min: int) -> tuple[int, dict[s
         dotted = labels[start]["d"] is not None
         run = [labels[start]]
         for m in labels[start + 1 :]:
-            if letter(m) == "ABCDEF"[len(run)] and (m["d"] is not None) == dotted:
+            if letter(m) == "ABCDEFGHIJ"[len(run)] and (m["d"] is not None) == dotted:
                 run.append(m)
-            if len(run) == 6:
+            if len(run) == 10:  # MMLU-Pro's ten options
                 break
         if len(run) < (dotted_min if dotted else 4):
             continue

@@ -113,3 +113,32 @@ H_OPTIONS = (
 )  # fmt: skip
 def test_what_follows_the_answer(pred, gold, question, equal):
     assert verifiers.check(pred, gold, question=question, timeout=5).equivalent is equal
+
+
+SD = (
+    "What is the standard deviation of the weights of the packed boxes?\nOptions:\nA. 28.000 pounds\nB. 1.950 pounds\n"
+    "C. 2.500 pounds\nD. 4.085 pounds\nE. 3.012 pounds\nF. 3.500 pounds\nG. 5.290 pounds\nH. 2.021 pounds\n"
+    "I. 2.250 pounds\nJ. 1.785 pounds"
+)
+TIMES = (
+    "What number multiplied by 4 equals 36?\nOptions:\nA. 11\nB. 10\nC. 12\nD. 6\nE. 15\nF. 9\nG. 7\nH. 8\nI. 13\n"
+    "J. 14"
+)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "question", "equal"),
+    [
+        # set BB: MMLU-Pro's ten options A-J
+        ("The answer is (H) 4.085 pounds.", "H", SD, False),  # H is 2.021 pounds
+        ("The answer is (H) 2.021 pounds.", "H", SD, True),
+        ("SD = sqrt(4.085) ≈ 2.021 pounds. The answer is (h).", "H", SD, True),
+        ("The answer is (B) and (H).", "B", SD, False),
+        ("The answer is D or F.", "D", SD, False),
+        ("36 ÷ 4 = 9. The answer is (F), which is 6.", "F", TIMES, False),
+        ("36 ÷ 4 = 9. The answer is (F), which is 9.", "F", TIMES, True),
+        ("The answer is 9, which is (G).", "F", TIMES, False),
+    ],
+)  # fmt: skip
+def test_ten_options(pred, gold, question, equal):
+    assert verifiers.check(pred, gold, question=question, timeout=5).equivalent is equal
