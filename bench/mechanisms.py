@@ -202,9 +202,7 @@ def early_records(records: Path, out: Path, *, share: float, seed: int = 0) -> P
     on it writes the last step with probability ~1 - share, so the right move at that point is a
     low-probability token whose rise the upper clip bound limits (DAPO section 3.1)."""
 
-    def early(steps, rng):
-        if steps[-2][5] == steps[-1][5]:  # cannot happen (operands >= 1); a stop must answer wrong
-            return None
+    def early(steps, rng):  # step n-1's value is never step n's (operands >= 1): the stop answers wrong
         return "\n".join(m[0] for m in steps[:-1]) + f"\nAnswer: {steps[-2][5]}"
 
     return _rewritten_records(records, out, early, share=share, seed=seed)

@@ -612,16 +612,15 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         form is not None
     ):  # `\frac{4}{6}` "in lowest terms", `\sqrt{25 \cdot 2}`, `0.5` "as a percent", `cm^2` for m^2
         return Verdict(False, form, v.pred, v.extracted, v.gold)
-    found = None  # the question's options, read once and only where a choice is in play
-    if v.reason in ("choice_match", "choice_value_match") and pred:
-        found = forms.options(question)
-        if _letter_conflict(v, gold, question, found, pred):
-            return Verdict(False, "choice_value_mismatch", v.pred, v.extracted, v.gold)
+    read = bool(pred) and v.reason in ("choice_match", "choice_value_match")
+    found = forms.options(question) if read else None  # the question's options, read at most once
+    if read and _letter_conflict(v, gold, question, found, pred):
+        return Verdict(False, "choice_value_mismatch", v.pred, v.extracted, v.gold)
     choice = forms.choice(v.extracted or "")
     gold_choice = forms.choice(gold)
     if choice and choice[1] and (gold_choice is None or not gold_choice[1]):
         # `(A) 1000` when option (A) is 2^{10}: the letter, with another value (against a letter or a value gold)
-        found = found or forms.options(question)
+        found = found if read else forms.options(question)
         if found and choice[0] in found[1]:
             same = _compare(choice[1], found[1][choice[0]], time.monotonic() + 0.5)
             if not same.equivalent and same.reason != "timeout":

@@ -34,6 +34,21 @@ Z = (
 )
 
 
+H_OPTIONS = (
+    "The $$4$$-digit number $$6H74$$ is divisible by $$11$$. What is $$H$$?\nYou are provided with the following "
+    "options for your answer:\nA. $$1$$ \nB. $$4$$ \nC. $$5$$ \nD. $$7$$ \nE. $$9$$"
+)
+SD = (
+    "What is the standard deviation of the weights of the packed boxes?\nOptions:\nA. 28.000 pounds\nB. 1.950 pounds\n"
+    "C. 2.500 pounds\nD. 4.085 pounds\nE. 3.012 pounds\nF. 3.500 pounds\nG. 5.290 pounds\nH. 2.021 pounds\n"
+    "I. 2.250 pounds\nJ. 1.785 pounds"
+)
+TIMES = (
+    "What number multiplied by 4 equals 36?\nOptions:\nA. 11\nB. 10\nC. 12\nD. 6\nE. 15\nF. 9\nG. 7\nH. 8\nI. 13\n"
+    "J. 14"
+)
+
+
 @pytest.mark.parametrize(
     ("pred", "gold", "question", "equal"),
     [
@@ -69,6 +84,24 @@ Z = (
         # a bold letter with its value in brackets, options not given
         ("> **答案：A**（$x = 2, y = -3$）", "A", "则（选择题）", True),
         ("> **答案：A**（$x = 2, y = -3$）", "B", "则（选择题）", False),
+        # sets AZ and BA: a computation after the answer with another result; a letter after `####`
+        ("<answer>4284</answer>\n(9 × 476 = 4248)", "4284", "What is 9 × 476?", False),
+        ("<answer>4284</answer>\n(9 × 476 = 4284)", "4284", "What is 9 × 476?", True),
+        ("`2676`", "2676", "What is 2676?", True),
+        ("By problem, the option corresponding to 9 is E.\nSo our selection is option E. #### E", "E", H_OPTIONS, True),
+        ("By problem, the option corresponding to 9 is E.\nSo our selection is option E. #### D", "E", H_OPTIONS, False),
+        # a conclusion whose number is another option's content contradicts the letter
+        ("9 − H ≡ 0 (mod 11)... so H = 7. The answer is E.", "E", H_OPTIONS, False),
+        ("6 - 7 + H - 4 ≡ 0 (mod 11)... so H = 9. The answer is E.", "E", H_OPTIONS, True),
+        # set BB: MMLU-Pro's ten options A-J
+        ("The answer is (H) 4.085 pounds.", "H", SD, False),  # H is 2.021 pounds
+        ("The answer is (H) 2.021 pounds.", "H", SD, True),
+        ("SD = sqrt(4.085) ≈ 2.021 pounds. The answer is (h).", "H", SD, True),
+        ("The answer is (B) and (H).", "B", SD, False),
+        ("The answer is D or F.", "D", SD, False),
+        ("36 ÷ 4 = 9. The answer is (F), which is 6.", "F", TIMES, False),
+        ("36 ÷ 4 = 9. The answer is (F), which is 9.", "F", TIMES, True),
+        ("The answer is 9, which is (G).", "F", TIMES, False),
     ],
 )  # fmt: skip
 def test_what_the_response_commits_to(pred, gold, question, equal):
@@ -89,56 +122,3 @@ def test_an_upper_case_bracketed_label_is_no_bracketed_value():
     assert (
         "TOOL CALL" not in extract("[TOOL CALL] multiply(a=90, b=3) -> 270\nThe book has 270 pages.").answers
     )
-
-
-H_OPTIONS = (
-    "The $$4$$-digit number $$6H74$$ is divisible by $$11$$. What is $$H$$?\nYou are provided with the following "
-    "options for your answer:\nA. $$1$$ \nB. $$4$$ \nC. $$5$$ \nD. $$7$$ \nE. $$9$$"
-)
-
-
-@pytest.mark.parametrize(
-    ("pred", "gold", "question", "equal"),
-    [
-        # sets AZ and BA: a computation after the answer with another result; a letter after `####`
-        ("<answer>4284</answer>\n(9 × 476 = 4248)", "4284", "What is 9 × 476?", False),
-        ("<answer>4284</answer>\n(9 × 476 = 4284)", "4284", "What is 9 × 476?", True),
-        ("`2676`", "2676", "What is 2676?", True),
-        ("By problem, the option corresponding to 9 is E.\nSo our selection is option E. #### E", "E", H_OPTIONS, True),
-        ("By problem, the option corresponding to 9 is E.\nSo our selection is option E. #### D", "E", H_OPTIONS, False),
-        # a conclusion whose number is another option's content contradicts the letter
-        ("9 − H ≡ 0 (mod 11)... so H = 7. The answer is E.", "E", H_OPTIONS, False),
-        ("6 - 7 + H - 4 ≡ 0 (mod 11)... so H = 9. The answer is E.", "E", H_OPTIONS, True),
-    ],
-)  # fmt: skip
-def test_what_follows_the_answer(pred, gold, question, equal):
-    assert verifiers.check(pred, gold, question=question, timeout=5).equivalent is equal
-
-
-SD = (
-    "What is the standard deviation of the weights of the packed boxes?\nOptions:\nA. 28.000 pounds\nB. 1.950 pounds\n"
-    "C. 2.500 pounds\nD. 4.085 pounds\nE. 3.012 pounds\nF. 3.500 pounds\nG. 5.290 pounds\nH. 2.021 pounds\n"
-    "I. 2.250 pounds\nJ. 1.785 pounds"
-)
-TIMES = (
-    "What number multiplied by 4 equals 36?\nOptions:\nA. 11\nB. 10\nC. 12\nD. 6\nE. 15\nF. 9\nG. 7\nH. 8\nI. 13\n"
-    "J. 14"
-)
-
-
-@pytest.mark.parametrize(
-    ("pred", "gold", "question", "equal"),
-    [
-        # set BB: MMLU-Pro's ten options A-J
-        ("The answer is (H) 4.085 pounds.", "H", SD, False),  # H is 2.021 pounds
-        ("The answer is (H) 2.021 pounds.", "H", SD, True),
-        ("SD = sqrt(4.085) ≈ 2.021 pounds. The answer is (h).", "H", SD, True),
-        ("The answer is (B) and (H).", "B", SD, False),
-        ("The answer is D or F.", "D", SD, False),
-        ("36 ÷ 4 = 9. The answer is (F), which is 6.", "F", TIMES, False),
-        ("36 ÷ 4 = 9. The answer is (F), which is 9.", "F", TIMES, True),
-        ("The answer is 9, which is (G).", "F", TIMES, False),
-    ],
-)  # fmt: skip
-def test_ten_options(pred, gold, question, equal):
-    assert verifiers.check(pred, gold, question=question, timeout=5).equivalent is equal
