@@ -30,7 +30,9 @@ shown when |with - without| >= 3 standard errors of the difference over seeds (p
 Variants, each with runs, JSON, figure and table region of its own (`--name N`): `--task sum_any`,
 `--on-max-gen-batches skip`, `--base SETS` (another base recipe for both arms), `--sft-loops SHARE`
 (start from a policy taught to loop on a share of its scratchpads: long, repetitive, wrong responses,
-the failure the token-level loss is for) and `--metric M` (another headline measure).
+the failure the token-level loss is for), `--sft-early SHARE` / `--sft-early-long SHARE` (a policy that stops one
+step early on a share of its scratchpads, of every chain or of long chains only) and `--metric M` (another
+headline measure).
 
 Runs live in WORK/runs/<technique>/without/seed<k> and WORK/runs/dapo/with/seed<k> and are read back
 when finished (re-running the command resumes; two processes side by side take turns through
@@ -95,13 +97,16 @@ METRIC_LABELS = {
     "entropy_late": TECHNIQUES["clip_higher"]["label"],
     "acc": "accuracy, held-out",
     "complete": "responses that write every step (reach the last operation), held-out",
+    "complete_long": "responses to long chains (7-12 operations) that write every step, held-out",
 }
-SECONDARY = ["acc", "complete", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
+SECONDARY = ["acc", "complete", "complete_long", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
              "generated", "skipped_steps", "clip_frac_high"]  # fmt: skip
 # what a looping scratchpad repeats (a tiny model cannot learn to copy a whole step line in a short SFT:
 # taught to, it stalls the step counter and writes new arithmetic instead, which no metric calls a repeat)
 FILLER = "Let me check again."
 STEP_RE = re.compile(r"Step (\d+): (\d+) ([+-]) (\d+) = (\d+)\.")
+# a long chain: 7-12 operations, about the longer half of the corpus's 3-12 (responses ~95-160 tokens)
+LONG_CHAIN = 7
 
 
 # ---------------------------------------------------------------- corpus and warm-up
@@ -196,20 +201,29 @@ def looping_records(records: Path, out: Path, *, share: float, seed: int = 0, li
     return _rewritten_records(records, out, loop, share=share, seed=seed)
 
 
-def early_records(records: Path, out: Path, *, share: float, seed: int = 0) -> Path:
-    """A copy of the kept records in which `share` of the scratchpads stop one step early: the gold steps
-    but the last, then `Answer:` with that step's value (wrong). For clip-higher's case: a policy SFT-ed
-    on it writes the last step with probability ~1 - share, so the right move at that point is a
-    low-probability token whose rise the upper clip bound limits (DAPO section 3.1)."""
+def early_records(records: Path, out: Path, *, share: float, seed: int = 0, min_steps: int = 2) -> Path:
+    """A copy of the kept records in which `share` of the scratchpads of chains with at least `min_steps`
+    steps stop one step early: the gold steps but the last, then `Answer:` with that step's value (wrong).
+    For clip-higher's case: a policy SFT-ed on it writes the last step with probability ~1 - share, so the
+    right move at that point is a low-probability token whose rise the upper clip bound limits (DAPO
+    section 3.1). With `min_steps` = LONG_CHAIN, for the token-level loss: the move to learn lives only in
+    long responses, the ones a sample-level mean weighs least per token (DAPO section 3.3)."""
 
     def early(steps, rng):  # step n-1's value is never step n's (operands >= 1): the stop answers wrong
+        if len(steps) < min_steps:
+            return None
         return "\n".join(m[0] for m in steps[:-1]) + f"\nAnswer: {steps[-2][5]}"
 
     return _rewritten_records(records, out, early, share=share, seed=seed)
 
 
+def early_long_records(records: Path, out: Path, *, share: float, seed: int = 0) -> Path:
+    """`early_records` on the long chains only (LONG_CHAIN steps or more); short chains keep the gold."""
+    return early_records(records, out, share=share, seed=seed, min_steps=LONG_CHAIN)
+
+
 # the extra SFT stages a variant can start from: the records a share of whose scratchpads it rewrites
-EXTRA_STAGES = {"loops": looping_records, "early": early_records}
+EXTRA_STAGES = {"loops": looping_records, "early": early_records, "early_long": early_long_records}
 
 
 def extra_stage(work: Path, records: Path, init: Path, *, kind: str, share: float, steps: int,
@@ -247,10 +261,15 @@ def chain_ok_prefix(text: str) -> bool:
 OPERATION_RE = re.compile(r"\b(?:add|subtract) \d+")
 
 
+def operations(prompt: str) -> int:
+    """How many operations a chain prompt names (0: no chain prompt)."""
+    return len(OPERATION_RE.findall(prompt))
+
+
 def writes_every_step(prompt: str, text: str) -> bool | None:
     """True when a chain response writes a `Step` line for every operation the prompt names (right or
     not): the response reached the last step instead of answering early. None for a prompt that is no chain."""
-    n = len(OPERATION_RE.findall(prompt))
+    n = operations(prompt)
     return len(STEP_RE.findall(text)) >= n if n else None
 
 
@@ -275,7 +294,7 @@ def probe(model_dir: Path, eval_parquet: Path, *, n: int, k: int, L: int, seed: 
     model.eval()
     prompts = load_prompts(eval_parquet, tok, max_prompt_len=256, limit=n).prompts
     engine = HFEngine(model, tok)
-    acc, wrong_len, rep, trunc, noisy, complete = [], [], [], [], [], []
+    acc, wrong_len, rep, trunc, noisy, complete, complete_long = [], [], [], [], [], [], []
     with torch.no_grad():
         for i in range(0, len(prompts), 32):
             chunk = prompts[i : i + 32]
@@ -287,6 +306,8 @@ def probe(model_dir: Path, eval_parquet: Path, *, n: int, k: int, L: int, seed: 
                     rep.append(repeated(s.text))
                     if (c := writes_every_step(p.text, s.text)) is not None:
                         complete.append(c)
+                        if operations(p.text) >= LONG_CHAIN:
+                            complete_long.append(c)
                     trunc.append(s.truncated)
                     if not sc.acc:
                         wrong_len.append(len(s.response_ids))
@@ -297,7 +318,8 @@ def probe(model_dir: Path, eval_parquet: Path, *, n: int, k: int, L: int, seed: 
         return sum(xs) / len(xs) if xs else None
 
     return {"acc": mean(acc), "wrong_length": mean(wrong_len), "repetition": mean(rep), "truncation": mean(trunc),
-            "reward_noise": mean(noisy), "complete": mean(complete), "wrong_lengths": wrong_len}  # fmt: skip
+            "reward_noise": mean(noisy), "complete": mean(complete), "complete_long": mean(complete_long),
+            "wrong_lengths": wrong_len}  # fmt: skip
 
 
 def effective_prompts(run_dir: Path) -> list[float]:
@@ -724,8 +746,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
         help="one more SFT stage (from --init or the warm-up) on scratchpads of which this share stops one step "
         "early (`early_records`): a policy for which the right last step is a rare token; needs --name",
     )
+    ap.add_argument(
+        "--sft-early-long",
+        dest="sft_early_long",
+        type=float,
+        help="as --sft-early, but only scratchpads of long chains (LONG_CHAIN operations or more) stop early "
+        "(`early_long_records`): the move to learn lives in long responses; needs --name",
+    )
     ap.add_argument("--sft-loop-steps", "--sft-stage-steps", dest="sft_loop_steps", type=int, default=100,
-                    help="steps of the --sft-loops / --sft-early stage")  # fmt: skip
+                    help="steps of the --sft-loops / --sft-early / --sft-early-long stage")  # fmt: skip
     ap.add_argument(
         "--metric",
         choices=sorted(METRIC_LABELS),
@@ -755,10 +784,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args.base = tuple(x.strip() for x in args.base.split(";") if x.strip())
     if (args.base and not args.name) or not re.fullmatch(r"[a-z0-9_]*", args.name):
         ap.error("--base needs --name; --name is lower-case letters, digits and _")
-    if (args.sft_loops or args.sft_early or args.metric) and not args.name:
-        ap.error("--sft-loops, --sft-early and --metric change the study: name the variant with --name")
-    if args.sft_loops and args.sft_early:
-        ap.error("--sft-loops and --sft-early: one extra SFT stage at a time")
+    extra = [x for x in (args.sft_loops, args.sft_early, args.sft_early_long) if x]
+    if (extra or args.metric) and not args.name:
+        ap.error(
+            "--sft-loops, --sft-early(-long) and --metric change the study: name the variant with --name"
+        )
+    if len(extra) > 1:
+        ap.error("--sft-loops, --sft-early, --sft-early-long: one extra SFT stage at a time")
     if args.quick:  # same corpus and SFT policy as the study, its own run directories
         args.only, args.seeds, args.steps, args.probe_n, args.tag = (
             "dynamic_sampling",
@@ -795,9 +827,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         )
     if args.init is not None:
         init = args.init
-        args.sft = f"policy given ({args.init})" + (
-            "" if args.sft_loops or args.sft_early else ", not trained here"
-        )
+        args.sft = f"policy given ({args.init})" + ("" if extra else ", not trained here")
     else:
         init = warm_up(args.work, records, steps=args.sft_steps, gold_probs=stages, threads=args.threads,
                        probe=train, acc=args.sft_acc, L=args.L)  # fmt: skip
@@ -809,6 +839,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     for kind, share, what in (
         ("loops", args.sft_loops, "loop"),
         ("early", args.sft_early, "stop a step early"),
+        ("early_long", args.sft_early_long, f"stop a step early (chains of {LONG_CHAIN}+ operations only)"),
     ):
         if share:
             init = extra_stage(args.work, records, init, kind=kind, share=share, steps=args.sft_loop_steps,

@@ -3,7 +3,7 @@
 Runs only the arm WITH every technique (the `dapo` recipe of bench/mechanisms.py), one seed, a few steps,
 and prints per step what the precondition reads: `clip_frac_high` (share of tokens whose ratio passed
 1 + eps_high with a positive advantage), `kl_old`, entropy, informative groups and, on chain prompts, the
-share of trained groups whose first response writes every step. No arm without, no held-out accuracy: a
+share of trained groups whose first response writes every step (all chains, and long chains only). No arm without, no held-out accuracy: a
 pilot must not peek at the comparison it decides whether to run.
 
     python bench/mechanisms_pilot.py --init runs/mechanisms/sft-stage0 --mini-batch 4 --lr 2e-4
@@ -51,19 +51,21 @@ def main(argv: list[str] | None = None) -> dict:
     rows = read_metrics(run / "metrics.jsonl") if (run / "metrics.jsonl").exists() else []
     eff = M.effective_prompts(run) if rows else []
     complete = first_complete(run, train) if rows else []
-    for x, e, c in zip(rows, eff, complete, strict=False):
+    long = first_complete(run, train, min_ops=M.LONG_CHAIN) if rows else []
+    for x, e, c, lc in zip(rows, eff, complete, long, strict=False):
         print(f"step {x['step']:3d}  clip_frac_high {x['clip_frac_high']:.4f}  kl_old {x['kl_old']:.4f}  "
-              f"entropy {x['entropy']:.3f}  informative groups {e}  complete {c}")  # fmt: skip
+              f"entropy {x['entropy']:.3f}  informative groups {e}  complete {c}  complete_long {lc}")  # fmt: skip
     cfh = [x["clip_frac_high"] for x in rows]
     out = {"status": r["status"], "steps": len(rows), "clip_frac_high": sum(cfh) / len(cfh) if cfh else None,
-           "complete": complete}  # fmt: skip
+           "complete": complete, "complete_long": long}  # fmt: skip
     print(f"{r['status']}: mean clip_frac_high {out['clip_frac_high']} over {len(rows)} steps")
     return out
 
 
-def first_complete(run: Path, train: Path) -> list[float | None]:
+def first_complete(run: Path, train: Path, min_ops: int = 1) -> list[float | None]:
     """Per step: the share of trained groups whose first response writes every step of its chain prompt
-    (`mechanisms.writes_every_step`; None where no trained group has a chain prompt)."""
+    (`mechanisms.writes_every_step`), over the prompts naming at least `min_ops` operations (None where no
+    trained group has one)."""
     import json
 
     import mechanisms as M
@@ -75,7 +77,9 @@ def first_complete(run: Path, train: Path) -> list[float | None]:
     out = []
     for line in (run / "rollouts.jsonl").read_text().splitlines():
         got = [
-            M.writes_every_step(text.get(str(g["key"]), ""), g["first"]) for g in json.loads(line)["groups"]
+            M.writes_every_step(prompt, g["first"])
+            for g in json.loads(line)["groups"]
+            if M.operations(prompt := text.get(str(g["key"]), "")) >= min_ops
         ]
         got = [c for c in got if c is not None]
         out.append(sum(got) / len(got) if got else None)
