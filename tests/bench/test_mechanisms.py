@@ -269,6 +269,28 @@ def test_early_scratchpads_drop_the_last_step_answer_wrong_and_leave_the_rest_al
     assert mech.writes_every_step("What is 2 + 2?", "4") is None  # no chain prompt: no measure
 
 
+def test_early_long_scratchpads_stop_early_only_on_long_chains(mech, tmp_path):
+    """The token-level loss's late variant: only chains of LONG_CHAIN operations or more stop a step early, so
+    the move to learn lives in long responses; short chains keep their gold scratchpads."""
+    from mathdata.store import read_table
+
+    rows, src = _chain_records(tmp_path, seed=7)
+    out = read_table(mech.early_long_records(src, tmp_path / "out", share=0.9, seed=1), filter_status="kept")
+    long_rows = stopped = 0
+    for r, sol in zip(rows, out.column("solution").to_pylist(), strict=True):
+        n = mech.operations(r["problem"])
+        assert n >= 1  # every chain prompt names its operations
+        if n < mech.LONG_CHAIN:
+            assert sol == r["solution"]
+            continue
+        long_rows += 1
+        if sol != r["solution"]:
+            stopped += 1
+            assert not mech.writes_every_step(r["problem"], sol) and mech.chain_ok_prefix(sol)
+    assert long_rows > 40 and 0.8 < stopped / long_rows <= 1.0
+    assert mech.operations("What is 2 + 2?") == 0
+
+
 def test_another_headline_decides_shown_and_names_its_metric(mech):
     withs = [_run(s, repetition=0.10 + 0.001 * s, wrong_length=60.0 + s) for s in range(5)]
     withouts = [_run(s, repetition=0.25 + 0.002 * (s % 2), wrong_length=60.0 + [9, -9, 4, -4, 0][s])
