@@ -181,6 +181,7 @@ def rewrite_with_rules(record: dict, *, use_rules: bool = True) -> tuple[dict, M
         record.get("original_answer"),
         source_signals=_source_science(record),
         units=_choice_units(record),
+        keyed_option=bool(_classify_info(record).get("choice")),
     )
     if isinstance(out, Miss):
         return record, out

@@ -126,6 +126,19 @@ class Miss:
 _OVER = re.compile(r"^(?:(\d+)\s+and\s+)?(\d+)\s+over\s+(\d+)$")
 
 
+# interest compounded per period (`4.8% annual interest compounded quarterly`): the amount is rarely whole, and a
+# free-response key written whole (`$11,539` for 10000 x 1.012^12 = 11538.95...) is a rounding; options are the
+# keyed option's own value (an exam's numbers are chosen to come out whole)
+_COMPOUNDED = re.compile(
+    r"\bcompound(?:ed)?\s+interest\b|\bcompounded\s+(?:annually|semi-?annually|half-?yearly|quarterly|monthly|weekly|"
+    r"daily|yearly|every)\b|\binterest\b[^.?]{0,80}\bcompounded\b",
+    re.IGNORECASE,
+)
+# what a compound-interest question asks when its key is no amount: the rate or the time (`What is the minimal
+# compound interest rate ...?`, `How many years ...?`)
+_RATE_OR_TIME_ASKED = re.compile(r"\brate\b|\bpercent(?:age)?\b|\bhow\s+(?:many|long)\b", re.IGNORECASE)
+
+
 def _strip_outer(s: str) -> str:
     s = s.strip().strip("$").strip()
     for pre in ("\\boxed{", "\\fbox{"):
@@ -1239,7 +1252,12 @@ def decimal_comma(problem: str, answer: str) -> str:
 
 
 def apply_rules(
-    problem: str, answer: str, *, source_signals: list[str] | None = None, units: tuple[str, ...] = ()
+    problem: str,
+    answer: str,
+    *,
+    source_signals: list[str] | None = None,
+    units: tuple[str, ...] = (),
+    keyed_option: bool = False,
 ) -> Rewrite | Miss:
     """Rewrite (problem, answer) so the answer is one integer, or say why no rule applies.
 
@@ -1247,7 +1265,8 @@ def apply_rules(
     the answer, and where the answer's form alone proves nothing (a decimal, a unit) what the
     statement says that makes it exact. Anything unproven is a `Miss` (the LLM may try).
     `source_signals` are science signals from the source's metadata (SciBench's `unit` field),
-    as `pipelines.classify.science_signals` names them; `units` are known units (`parse_answer`).
+    as `pipelines.classify.science_signals` names them; `units` are known units (`parse_answer`);
+    `keyed_option`: the answer is the value of the option a multiple-choice key names.
     """
     asks_equation = bool(re.search(r"\bequation\b|方程|directrix|asymptote|准线|渐近线", problem or "", re.I))
     answer = decimal_comma(problem, answer)
@@ -1289,6 +1308,15 @@ def apply_rules(
         return Miss(
             f"science/applied statement ({', '.join(science)}): the key is computed from constants, "
             f"logarithms or measured data and may be rounded; a solver must confirm it"
+        )
+    if (
+        _COMPOUNDED.search(problem or "")
+        and not keyed_option
+        and not _RATE_OR_TIME_ASKED.search(asking_sentence(problem or "") or "")
+    ):
+        return Miss(
+            "interest compounded per period: P(1 + r/n)^(nt) is a whole number only by chance, so the key may be "
+            "a rounding the question did not ask for; a solver must confirm it"
         )
     rounding = rounding_asked(problem)
     # a rounded computation on measured data carried into the key (pure mathematics may round:

@@ -396,7 +396,7 @@ def check(
     if (
         v.equivalent
         and isinstance(pred, str)
-        and (_other_case(pred) or (question and _bound_not_value(pred, question)))
+        and (_other_case(pred) or (question and _bound_not_value(pred, question)) or _letters_listed(pred))
     ):
         return Verdict(False, "hedged", v.pred, v.extracted, v.gold)
     if (
@@ -414,6 +414,25 @@ _OTHER_CASE = re.compile(
     r"\b(?:if not|otherwise)\b,?[^.\n]{0,40}?\b(?:it is|it's|the answer is|it would be|we get)\b[^.\n]{0,20}?[\d$\\(]",
     re.IGNORECASE,
 )
+# an answer line naming one letter (`The answer is (F)`, `Answer: D`)
+_LETTER_LINE = re.compile(
+    r"(?:the\s+)?(?:final\s+)?answer\s*(?:is|:)\s*:?\s*\(?([A-J])\)?\s*\.?", re.IGNORECASE
+)
+
+
+def _letters_listed(pred: str) -> bool:
+    """A response that ends in answer lines naming different letters, one after another with nothing between
+    (`The answer is (F)\nThe answer is (D)\n...\nThe answer is (J)`): a list of candidates, not one answer."""
+    lines = [x.strip().strip("*") for x in pred.strip()[-400:].split("\n") if x.strip()]
+    letters = []
+    for line in reversed(lines):
+        m = _LETTER_LINE.fullmatch(line)
+        if m is None:
+            break
+        letters.append(m.group(1).upper())
+    return len(set(letters)) > 1
+
+
 # a bound written before the box (`at least $\boxed{144}$ ways`), no answer to a question that asks no extreme
 _BOUND_BEFORE = re.compile(
     r"\b(?:at least|at most|more than|less than|fewer than|no more than|no less than|greater than|up to)\s*\$?\s*$",
@@ -594,8 +613,19 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `1.5 h` for "How many minutes?"
     if v.extracted and forms.order_not_kept(v.extracted, question):  # `15, 14, 6, 4` "in increasing order"
         return Verdict(False, "order_not_asked", v.pred, v.extracted, v.gold)
+    read = bool(pred) and v.reason in ("choice_match", "choice_value_match")
+    found = forms.options(question) if read else None  # the question's options, read at most once
+    stem = question[: found[0]] if found else question  # the asking sentence comes before the options
+    stem = re.sub(r"\s*(?:answer\s+)?(?:options|choices)\s*[:：]?\s*$", "", stem, flags=re.IGNORECASE)
     line = pred.strip().rsplit("\n", 1)[-1].replace(",", "") if pred else ""
-    if line and v.pred and forms.quantity_not_asked(line, str(v.pred).replace(",", ""), question):
+    number = str(v.pred).replace(",", "")
+    if (
+        v.reason == "choice_value_match"
+        and (one := re.findall(r"\$?-?\d+(?:\.\d+)?", number))
+        and len(one) == 1
+    ):
+        number = one[0]  # `$98.92 per year`: its number
+    if line and v.pred and forms.quantity_not_asked(line, number, stem):
         return Verdict(
             False, "unit_mismatch", v.pred, v.extracted, v.gold
         )  # `She sells 18 eggs.` for dollars
@@ -612,8 +642,6 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         form is not None
     ):  # `\frac{4}{6}` "in lowest terms", `\sqrt{25 \cdot 2}`, `0.5` "as a percent", `cm^2` for m^2
         return Verdict(False, form, v.pred, v.extracted, v.gold)
-    read = bool(pred) and v.reason in ("choice_match", "choice_value_match")
-    found = forms.options(question) if read else None  # the question's options, read at most once
     if read and _letter_conflict(v, gold, question, found, pred):
         return Verdict(False, "choice_value_mismatch", v.pred, v.extracted, v.gold)
     choice = forms.choice(v.extracted or "")
@@ -622,7 +650,14 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         # `(A) 1000` when option (A) is 2^{10}: the letter, with another value (against a letter or a value gold)
         found = found if read else forms.options(question)
         if found and choice[0] in found[1]:
-            same = _compare(choice[1], found[1][choice[0]], time.monotonic() + 0.5)
+            content = choice[1]
+            numbers = re.findall(r"-?\d+(?:[.,]\d+)?", content)
+            if len(_WORD.findall(content)) >= 3 and len(numbers) == 1:
+                content = (
+                    numbers[0].replace(",", ".") if re.fullmatch(r"-?\d+,\d{1,2}", numbers[0]) else numbers[0]
+                )
+                # `(F): el costo neto es $22,40`: a sentence after the letter, read by its one number
+            same = _compare(content, found[1][choice[0]], time.monotonic() + 0.5)
             if not same.equivalent and same.reason != "timeout":
                 return Verdict(False, "choice_value_mismatch", v.pred, v.extracted, v.gold)
     return v
@@ -651,16 +686,32 @@ _UNREAD = (
 )
 
 
+_WORD = re.compile(r"[A-Za-z]{2,}")  # three of them: a one-line response that is a sentence
+_CONDITION = re.compile(r"\s*(?:if|when|suppose|assume|assuming|let)\b", re.IGNORECASE)
+
+
 def _question_reading(v: Verdict, pred: str, gold: str, question: str, deadline: float) -> Verdict:
     """A concluding sentence with several numbers (`Therefore, there are 9 divisors of 196.`) read with the
     question: the one number the question does not hold (`concluded_number_beside`). Only a match is taken
     from this second reading; otherwise the first verdict stands."""
     ex = extract(pred)
-    marked = ex.how == "answer_line"
+    # a one-line response that is one sentence commits to what it says (`He made a profit of $70,000.`), as an
+    # answer line does; a condition (`If it cost $70,000, ...`) commits to nothing
+    sentence = (
+        ex.how == "bare"
+        and ex.answer
+        and len(_WORD.findall(ex.answer)) >= 3
+        and re.match(
+            r"\s*[A-Za-z]", ex.answer
+        )  # `120 dollars per year` is a value and its unit, read as such
+        and "\n" not in pred.strip()
+        and not _CONDITION.match(ex.answer)
+    )
+    marked = ex.how == "answer_line" or bool(sentence)
     # an answer line's value; `The answer is:\n\nEach group has 4 students.` (read as a concluding sentence); prose
     text = (
         ex.answer
-        if ex.how in ("answer_line", "sentence") and ex.answer
+        if (ex.how in ("answer_line", "sentence") or sentence) and ex.answer
         else without_closing_remarks(pred)
         if ex.how == "none"
         else None
@@ -713,6 +764,10 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: f
     if "%" in value and not forms.PERCENT_MENTIONED.search(question):
         return v  # `The slope is 50%.` for an option `1/2`: a percent is no answer where none is asked
     same = [k for k, text in opts.items() if _compare(value, text, deadline).equivalent]
+    if letter_gold and "%" in value:  # `22.40%` for the option `$22.40`: a percent is not an amount
+        same = [k for k in same if "%" in opts[k]]
+    if letter_gold and len(same) == 1 and forms.units_disagree(_with_unit(answer, pred), opts[same[0]]):
+        return v  # `The volume is 40.0 L.` for the option `40.0 ml`
     if letter_gold and same and forms.left_undone(value, opts[same[0]].strip().strip("$")):
         return v  # `f(2) = 2^3 + 2^2 - 2 + 4` for the option 14: the value asked was never written
     letter = g[0] if letter_gold else a[0]
@@ -727,7 +782,7 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: f
 # named beside a value (`The integral is 1 (choice D).`)
 _LEADING_LETTER = re.compile(r"\s*(?:\*\*)?\(?([A-E])\)?(?:\*\*)?\s*[:.)]\s")
 _CONCLUDES = re.compile(r"\s*(?:therefore|thus|hence|so)\b", re.IGNORECASE)
-_JSON_LETTER = re.compile(r'"(?:choice|option|letter)"\s*:\s*"\(?([A-E])\)?"', re.IGNORECASE)
+_JSON_LETTER = re.compile(r'"(?:choice|option|letter)"\s*:\s*"\(?([A-J])\)?"', re.IGNORECASE)
 # a line that states one value after a copula (`Thể tích hình nón là 3π.`, `The volume is 3π.`, `体积为3π。`)
 _STATED_LINE = re.compile(
     r"[^=\d]*?(?:\bis|\blà|=|为|是|は)\s*\$?([-\d√π\\{}()^/.a-z]*\d[-\d√π\\{}()^/.a-z]*?)\$?\s*[.。]?"
@@ -746,7 +801,7 @@ def _same_number(value: str, option: str) -> bool:
 
 
 _NAMED_LETTER = re.compile(
-    r"(?:\b(?:choice|option)|정?답|答案?|答え)\s*[:：]?\s*\(?([A-E])\)?(?![A-Za-z])", re.IGNORECASE
+    r"(?:\b(?:choice|option)|정?답|答案?|答え)\s*[:：]?\s*\(?([A-J])\)?(?![A-Za-z])", re.IGNORECASE
 )
 
 
@@ -815,7 +870,10 @@ def _letter_conflict(
         # option has (and the question does not give)
         lines = [x.strip() for x in pred.strip()[-600:].split("\n") if x.strip()]
         bare_letter = not forms.choice(str(v.extracted))[1]  # `Answer: (E) $78.20` names its value itself
-        stated = _STATED_LINE.fullmatch(lines[-2]) if len(lines) >= 2 and bare_letter else None
+        numeric = bool(
+            re.search(r"\d", opts.get(g[0], ""))
+        )  # `third order overall` is no value to set beside `3`
+        stated = _STATED_LINE.fullmatch(lines[-2]) if len(lines) >= 2 and bare_letter and numeric else None
         if stated and stated.group(1).replace(" ", "") not in question.replace(" ", ""):
             deadline = time.monotonic() + 0.5
             value = stated.group(1)

@@ -558,9 +558,22 @@ _DIGITS_ASKED = re.compile(
 )
 
 
+_SCIENTIFIC_ASKED = re.compile(
+    r"\bin\s+(?:standard\s+|normali[sz]ed\s+)?scientific\s+notation\b", re.IGNORECASE
+)
+# `1.6\times10^{4}`, `1.6×10^4`, `1.6*10^4`, `1.6e4` (no spaces): a coefficient, then a power of ten
+_SCIENTIFIC = re.compile(r"-?(\d+(?:\.\d+)?)(?:(?:\\times|×|\*|\\cdot|x)10\^\{?[-−]?\d+\}?|[eE][-+]?\d+)")
+
+
 def _named_form_missing(a: str, gold: str, question: str) -> str | None:
     """`form_not_asked` for the forms a question names (see above); `a` without spaces or `$`."""
     g = gold.replace(" ", "").replace("$", "")
+    if _SCIENTIFIC_ASKED.search(question) and re.search(r"\d", a):
+        m = _SCIENTIFIC.match(a.replace(",", ""))
+        if m is None or not 1 <= float(m.group(1)) < 10:
+            return (
+                "not_the_asked_form"  # `16,000` or `16 \times 10^3` for "Express ... in scientific notation"
+            )
     if (
         a.replace("-", "").isalpha()
         and a.isascii()
@@ -657,6 +670,7 @@ def left_undone(answer: str, gold: str) -> bool:
         r"\\(?:text|mathrm|textrm|mbox)\s*\{[^{}]*\}(?:\s*\^\s*\{?\s*[23]\s*\}?)?", "", a
     )  # `\text{ cm}^2`
     a = re.sub(r"\^\s*\{?\s*\\circ\s*\}?|\\[,;!]|\{,\}", "", a).strip()
+    a = re.sub(r"\s+[A-Za-z]{3,}\.?$", "", a)  # `5.2 × 10^4 dollars`: the unit word is no operation
     if not a or re.fullmatch(r"-?[\d,.\s]+", a) or _POWER_OF_TEN.fullmatch(a):
         return False
     return _UNDONE.search(a) is not None
@@ -706,6 +720,22 @@ def plain_units(question: str) -> str:
     return re.sub(r"\s*/\s*", "/", q.replace("$", " ").replace("~", " "))
 
 
+def units_disagree(answer: str, option: str) -> bool:
+    """An answer and an option that write the same number beside units of one dimension but another size (`40.0
+    L` for the option `40.0 ml`, `5 kg` for `5 g`): another quantity. Units this module does not know never
+    disagree (`cm^3` beside `ml` is left alone)."""
+    from verifiers.normalize import split_unit
+
+    a, o = split_unit(answer)[1], split_unit(option.strip().rstrip("."))[1]
+    ua, uo = (u if u in _FACTOR else _unit_of(u) if u else None for u in (a, o))
+    return (
+        ua is not None
+        and uo is not None
+        and _FACTOR[ua][0] == _FACTOR[uo][0]
+        and _FACTOR[ua][1] != _FACTOR[uo][1]
+    )
+
+
 def unit_not_used(answer: str, gold: str, question: str) -> bool:
     """An answer whose unit is not the one the question asks (`8 hours` for "how many minutes", `166 cm^3` for
     "in cm^2"), or, when it asks none, not one it works in where it works in others of that dimension (`45 seconds`
@@ -742,14 +772,16 @@ _MONEY_ASKED = re.compile(
 _MONEY_WORDS = frozenset({"dollar", "dollars", "cent", "cents", "usd", "euro", "euros", "each", "per", "a", "an", "total",
                           "in", "of", "more", "less", "every", "profit", "left", "altogether"})  # fmt: skip
 _PERIODS = {"hour": "hour", "hourly": "hour", "day": "day", "daily": "day", "week": "week", "weekly": "week",
-            "month": "month", "monthly": "month", "year": "year", "yearly": "year", "annual": "year",
-            "annually": "year"}  # fmt: skip
+            "month": "month", "monthly": "month", "quarter": "quarter", "quarterly": "quarter", "year": "year",
+            "yearly": "year", "annual": "year", "annually": "year"}  # fmt: skip
 _PERIOD_ASKED = re.compile(
-    r"\b(hourly|daily|weekly|monthly|yearly|annual|annually)\b|\b(?:per|a|each|every)\s+(hour|day|week|month|year)\b",
+    r"\b(hourly|daily|weekly|monthly|quarterly|yearly|annual|annually)\b"
+    r"|\b(?:per|a|each|every|for\s+the)\s+(hour|day|week|month|quarter|year)\b",
     re.I,
 )
 _PERIOD_STATED = re.compile(
-    r"^\s*(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|^\s*(hourly|daily|weekly|monthly|yearly|annually)\b",
+    r"^\s*(?:per|a|each|every|/)\s*(hour|day|week|month|quarter|year)\b"
+    r"|^\s*(hourly|daily|weekly|monthly|quarterly|yearly|annually)\b",
     re.I,
 )
 
@@ -895,7 +927,8 @@ def form_not_asked(answer: str, gold: str, question: str) -> str | None:
                 return "not_simplest_radical"
     count = re.fullmatch(r"(-?\d+(?:\.\d+)?)\\?%", a)
     if count and "%" not in gold and (not PERCENT_MENTIONED.search(question) or _count_asked(question)):
-        g = re.fullmatch(r"-?\d+(?:\.\d+)?", gold.replace(" ", "").replace("$", ""))
+        final = gold.rsplit("####", 1)[-1]  # a GSM8K solution's final line
+        g = re.fullmatch(r"-?\d+(?:\.\d+)?", final.replace(" ", "").replace("$", "").replace(",", ""))
         if g and float(g.group(0)) == float(count.group(1)):
             return "percent_not_asked"  # `30%` for "How many elves are left?" (gold 30)
     if _AS_PERCENT.search(question) and "%" in gold and "%" not in a and re.fullmatch(r"0?\.\d+", a):
