@@ -94,6 +94,7 @@ from pipelines.classify import (
     several_asks,
 )
 from verifiers.forms import PERCENT_MENTIONED, same_quantity
+from verifiers.forms import converted as exact_conversion
 from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands, undoubled_backslashes
 
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
@@ -275,6 +276,46 @@ _CJK_MEASURE = re.compile(
 )
 # a key that shows its arithmetic: an expression, `=`, the value (`pipelines.arithmetic` reads the expression)
 _WORKED = re.compile(r"([^=]+)=\s*([^=]+)")
+# the statement hands over the value of pi to compute with (`Use π = 22/7`, `take pi as 3.14`)
+_PI_GIVEN = re.compile(
+    r"(?:π|\\pi|\bpi\b)\s*(?:=|≈|\bas\b|\bis\b)\s*\$?\s*(?:22\s*/\s*7|\\frac\{22\}\{7\}|3\.14)", re.I
+)
+_OPERATION = re.compile(r"[-+×x*/÷^]|\\(?:times|div|cdot|frac)")
+
+
+def worked_chain(raw: str, problem: str) -> tuple[str, Fraction] | None:
+    """A key that shows its working as a chain (`` `10 + 2 * 5` = `10 + 10` = `20` ``, `Perimeter = 4 × side = 4 × 6
+    = 24 cm`): (its last member, the value its arithmetic gives) when every member before the last that has no
+    letter evaluates exactly to one value, at least one with an operation. The caller checks that the last member
+    is that value: the proof is the key's own arithmetic, not a search. Not a chain: a member that is prose (a
+    label of more than five words, or with a colon: `If 20 students passed out of 50, the percentage ...`), working
+    none of whose numbers the statement holds (the setup is missing: `Çözüm?` keyed `5×8-3 = 40-3 = 37`), or a
+    value the statement already states (`Vérifie que sin²(30°) + cos²(30°) = 1`: a verification)."""
+    parts = [x.strip().strip("`*").strip() for x in raw.split("=")]
+    if len(parts) < 3 or not parts[-1]:
+        return None
+    given = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", problem or "")}
+    values, worked, numbers = set(), False, []
+    for part in parts[:-1]:
+        if re.search(r"[A-Za-zπ]", re.sub(r"\\[A-Za-z]+", "", part)) or not part:
+            if len(part.split()) > 5 or re.search(r"[:;?!]", part):
+                return None  # prose, not a label or a formula
+            continue  # `Perimeter`, `4 × side`, `2 × π × r`: a label or a formula
+        value = arithmetic_value(_CURRENCY_SIGNS.sub("", part), needs_operator=False)
+        if value is None:
+            return None
+        values.add(value)
+        numbers += [n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", part)]
+        worked = worked or bool(_OPERATION.search(part.lstrip("-")))
+    if not worked or len(values) != 1 or not given & set(numbers):
+        return None
+    last = parts[-1].rstrip(".")
+    final = re.match(r"\s*\$?\s*(-?\d[\d,]*(?:\.\d+)?)", last)
+    if final and re.search(r"=\s*\$?\s*" + re.escape(final.group(1)) + r"(?!\d|\.\d)", problem or ""):
+        return None  # the statement states the value: nothing to find
+    return last, values.pop()
+
+
 _CURRENCY_SIGNS = re.compile(r"\\?\$|" + CURRENCY_BEFORE)
 _MARKDOWN_EMPHASIS = re.compile(r"\*\*([^*]+)\*\*|__([^_]+)__")
 _IMAGINARY = re.compile(
@@ -386,6 +427,18 @@ def parse_answer(
     converted = _CONVERSION.fullmatch(raw.strip())
     if converted and problem and _conversion_asked(converted, problem):
         raw = converted.group(3)  # `3 cm = 30 mm` for `3 cm = ___ mm`: the converted amount, checked exactly
+    chain = worked_chain(raw.strip(), problem or "") if raw.count("=") >= 2 else None
+    if chain is not None:  # `10 + 2 * 5 = 10 + 10 = 20`: its last member, when its arithmetic gives it
+        if re.search(r"π|\\pi\b", raw) and not _PI_GIVEN.search(problem or ""):
+            return Miss(
+                "a worked key that puts a number for pi (`2 × π × r = 2 × 22/7 × 7`) the statement did not give"
+            )
+        last = parse_answer(chain[0], problem=problem, units=units)
+        if isinstance(last, Parsed) and last.value == sympy.Rational(
+            chain[1].numerator, chain[1].denominator
+        ):
+            return last
+        return Miss("a worked key whose arithmetic does not give its value")
     shown = _WORKED.fullmatch(raw.strip())
     lhs = arithmetic_value(_CURRENCY_SIGNS.sub("", shown.group(1)), needs_operator=False) if shown else None
     if lhs is not None:
@@ -1141,8 +1194,46 @@ _DOT_DECIMAL = re.compile(r"\d\.(?:\d{1,2}|\d{4,})(?!\d)")
 _DOT_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.,]\d)")
 
 
+# numbers joined by bars or by spaced slashes (`455 || 600 || 305 || 1360`, `455 | 600`, `3 / 4 / 5`): a list of
+# values as a quiz bank separates them, never a product or a chain of divisions (`|x|` opens with its bar)
+_BAR_LIST = re.compile(r"\s*-?\d[\d,.]*\s*(?:\|{1,2}\s*-?\d[\d,.]*\s*)+")
+_SLASH_LIST = re.compile(r"\s*-?\d[\d,.]*(?:\s+/\s+-?\d[\d,.]*){2,}\s*")
+
+
+# a conversion drill: `1 mile = ? meters`, `Convert 5 km to m`, `How many feet are in 3 yards?`
+_CONVERSIONS = (
+    re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<src>[A-Za-z]+)\s*=\s*(?:\?|_+|\.{3})\s*(?P<dst>[A-Za-z]+)"),
+    re.compile(
+        r"\bconvert\s+(?P<n>\d+(?:\.\d+)?)\s*(?P<src>[A-Za-z]+)\s+(?:in)?to\s+(?P<dst>[A-Za-z]+)", re.I
+    ),
+    re.compile(
+        r"\bhow\s+many\s+(?P<dst>[A-Za-z]+)\s+(?:are\s+)?(?:there\s+)?in\s+(?P<n>\d+(?:\.\d+)?)\s*(?P<src>[A-Za-z]+)",
+        re.I,
+    ),
+)
+
+
+def conversion_miss(problem: str, value: sympy.Expr) -> Miss | None:
+    """A Miss when the statement asks one unit conversion and the key is not its exact result (`1 mile = ? meters`
+    keyed 1609: a mile is 1609.344 m, so the key is a rounding); the exact conversion itself stands."""
+    for pattern in _CONVERSIONS:
+        m = pattern.search(problem or "")
+        exact = exact_conversion(m["n"], m["src"], m["dst"]) if m else None
+        if exact is not None:
+            if sympy.Rational(exact.numerator, exact.denominator) != value:
+                return Miss(
+                    f"a unit conversion whose exact result is {float(exact):g}, not the key: a rounding"
+                )
+            return None
+    return None
+
+
 def digit_groups_miss(problem: str, answer: str) -> Miss | None:
-    """A Miss when `120,450` in an answer may be a list, not one number with a thousands separator."""
+    """A Miss when `120,450` in an answer may be a list, not one number with a thousands separator, and when
+    numbers are joined by bars or spaced slashes (`455 || 600 || 305`, `3 / 4 / 5`)."""
+    raw = str(answer or "")
+    if _BAR_LIST.fullmatch(raw) or _SLASH_LIST.fullmatch(raw):
+        return Miss(f"numbers separated by bars or slashes {raw[:40]!r}: a list of values, not one")
     s = _strip_outer(re.sub(r",\\!\s*", ",", str(answer or "")))
     s = re.sub(r"\s*\([^)]*\)\s*$", "", s).replace("{,}", ",").strip()
     dotted = _CURRENCY_BEFORE.sub("", s)
@@ -1282,6 +1373,8 @@ def apply_rules(
         contradicted = key_contradicted(problem, v)
         if contradicted is not None:
             return contradicted
+    if v.is_Rational and (converted_key := conversion_miss(problem, v)) is not None:
+        return converted_key
     if v.is_Rational and circle_without_pi(problem, str(answer)):
         return Miss(
             "a circle's length or area without pi: the key may use an approximation of pi (22/7, 3.14)"

@@ -388,7 +388,7 @@ def check(
         v.equivalent
         and isinstance(pred, str)
         and isinstance(gold, str)
-        and _unit_beside_differs(pred, gold, v, deadline)
+        and (_unit_beside_differs(pred, gold, v, deadline) or _counters_differ(str(v.extracted or ""), gold))
     ):
         return Verdict(
             False, "unit_mismatch", v.pred, v.extracted, v.gold
@@ -462,6 +462,20 @@ def _bound_not_value(pred: str, question: str) -> bool:
 
 
 _UNIT_WORDS = frozenset(UNITS) | frozenset(UNIT_WORD_FORMS) | forms.SCIENCE_UNITS
+
+
+# a number and the CJK counter or unit after it (`22回`, `22 時間`, `18元`)
+_CJK_COUNTED = re.compile(r"\s*\$?\s*-?\d+(?:\.\d+)?\s*\$?\s*([\u3040-\u30ff\u4e00-\u9fff]+)\s*[。.]?\s*")
+
+
+def _counters_differ(answer: str, gold: str) -> bool:
+    """A gold and an answer that write their number with different CJK counters or units (`22時間`, hours, for
+    `22回`, times): another quantity. One counter extending the other (`元` and `元钱`) is the same."""
+    g, a = _CJK_COUNTED.fullmatch(gold), _CJK_COUNTED.fullmatch(answer)
+    if g is None or a is None:
+        return False
+    x, y = g.group(1), a.group(1)
+    return not (x.startswith(y) or y.startswith(x))
 
 
 def _unit_beside_differs(pred: str, gold: str, v: Verdict, deadline: float) -> bool:

@@ -132,10 +132,10 @@ _DECIMAL_COMMA_WORDS = tuple(w for _, _, _, words in _LANGUAGES for w in words)
 _ASCII_ANSWER_WORDS = tuple(
     w for w in _FOREIGN_ANSWER_WORDS if w.isascii()
 )  # the only ones an ASCII text can hold
-# `Answer: 34`, `**Answer:** 34`, `Final Answer: $34$`, `answer:34.` (case-insensitive); also
+# `Answer: 34`, `**Answer:** 34`, `Final Answer: $34$`, `FINAL: 34`, `answer:34.` (case-insensitive); also
 # `Answer \[ 9 \]` and `Answer $ 9 $` with no colon when a math delimiter follows
 _ANSWER_LINE = re.compile(
-    r"^[ \t>#*_]*(?:final[ \t]+)?(?:answer|(?:judge?ment|"
+    r"^[ \t>#*_]*(?:final[ \t]+)?(?:answer|(?:judge?ment|final|"
     + "|".join(_FOREIGN_ANSWER_WORDS)
     + r")(?=[ \t*_]*[:：]))[ \t]*[*_]*[ \t]*"
     r"(?:[:：]|(?=\\\[|\$|\\\())[ \t]*[*_]*[ \t]*"
@@ -785,7 +785,8 @@ def result_stated_after(text: str) -> str | None:
     return m.group(1).replace(",", "")
 
 
-_GSM8K_AT_END = re.compile(r"\s####\s*(?P<ans>[^\n#]{1,40}?)[\s.]*\Z")
+# the marker after whitespace, or after a newline stored escaped (`...稼ぎます。\\n#### 18`: a log that wrote `\\n`)
+_GSM8K_AT_END = re.compile(r"(?:\s|\\n)####\s*(?P<ans>[^\n#]{1,40}?)[\s.]*\Z")
 
 
 def _gsm8k(text: str) -> str | None:

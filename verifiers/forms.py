@@ -205,6 +205,7 @@ _FACTOR: dict[str, tuple[str, Fraction]] = {
     "qt": ("volume", Fraction(3785411784, 4 * 10**9)),
     "pt": ("volume", Fraction(3785411784, 8 * 10**9)),
     "oz": ("mass", Fraction(28349523125, 10**9)),  # the avoirdupois ounce
+    "lb": ("mass", Fraction(45359237, 10**5)),  # the avoirdupois pound, exact by definition
 }
 _PLAIN = re.compile(r"-?\d+(?:\.\d+)?")
 _IN_DOLLARS = re.compile(r"\$\s*\d|\bdollars?\b", re.I)
@@ -220,8 +221,18 @@ def _unit_of(word: str) -> str | None:
     unit = {"kilometers": "km", "kilometres": "km", "millimeters": "mm", "millimetres": "mm", "metres": "m",
             "centimetres": "cm", "milliliters": "mL", "millilitres": "mL", "litres": "L", "kilograms": "kg",
             "milligrams": "mg", "hours": "h", "days": "days", "weeks": "weeks", "gallons": "gal", "gallon": "gal",
-            "quarts": "qt", "quart": "qt", "pints": "pt", "pint": "pt", "ounces": "oz", "ounce": "oz"}.get(unit, unit)  # fmt: skip
+            "quarts": "qt", "quart": "qt", "pints": "pt", "pint": "pt", "ounces": "oz", "ounce": "oz", "pounds": "lb",
+            "pound": "lb", "lbs": "lb"}.get(unit, unit)  # fmt: skip
     return unit if unit in _FACTOR else None
+
+
+def converted(amount: str, from_word: str, to_word: str) -> Fraction | None:
+    """`amount` `from_word` in `to_word`, exactly (`1`, `mile`, `meters`: 1609.344), or None when either word is no
+    unit this module knows or the two measure different things."""
+    a, b = _unit_of(from_word), _unit_of(to_word)
+    if a is None or b is None or _FACTOR[a][0] != _FACTOR[b][0] or not _PLAIN.fullmatch(amount):
+        return None
+    return Fraction(amount) * _FACTOR[a][1] / _FACTOR[b][1]
 
 
 def quantity(body: str, unit: str | None) -> tuple[str, Fraction] | None:
@@ -708,7 +719,7 @@ def like_terms_uncombined(answer: str, gold: str) -> bool:
 _UNIT_WORDS = re.compile(
     r"\b(millimet(?:er|re)s?|mm|centimet(?:er|re)s?|cm|met(?:er|re)s|kilomet(?:er|re)s?|km|inch(?:es)?|f(?:ee|oo)t|"
     r"yards?|miles?|seconds?|minutes?|hours?|days?|weeks?|milligrams?|mg|grams?|kilograms?|kg|millilit(?:er|re)s?|"
-    r"lit(?:er|re)s?|gallons?|quarts?|pints?|ounces?)\b",
+    r"lit(?:er|re)s?|gallons?|quarts?|pints?|ounces?|pounds?|lbs?)\b",
     re.IGNORECASE,
 )
 _POWER_ASKED = re.compile(r"\bin\s+(mm|cm|m|km)\s*\^\s*\{?\s*([23])\s*\}?")
@@ -871,10 +882,22 @@ _ZH_ASKED = re.compile(r"(?:多少|几)\s*(" + _ZH_UNIT + r"|钱)")
 _ZH_STATED = re.compile(r"\d(?:\.\d+)?\s*(" + _ZH_UNIT + r")")
 
 
+# Japanese: `何ドル稼ぎますか` asks dollars, `何回` times; an answer line's `18個` (pieces) or `18 ユーロ` is another
+# quantity (`分` before `の` is a fraction's, `3分の1`, not minutes)
+_JA_UNIT = "|".join(sorted(("ドル", "円", "ユーロ", "個", "回", "人", "時間", "分", "秒", "本", "枚", "冊", "匹", "台", "日",
+                            "年", "歳", "メートル", "センチ", "キロ", "グラム"), key=len, reverse=True))  # fmt: skip
+_JA_ASKED = re.compile(r"何\s*(" + _JA_UNIT + r")(?!の)")
+_JA_STATED = re.compile(r"\d(?:\.\d+)?\s*(" + _JA_UNIT + r")(?!の)")
+
+
 def chinese_unit_not_asked(pred: str, question: str) -> bool:
-    """A Chinese answer line whose number carries a unit other than the one the question asks (`多少平方米`
-    answered `112米`, `多少钱` answered `39千克`)."""
+    """A Chinese or Japanese answer line whose number carries a unit other than the one the question asks
+    (`多少平方米` answered `112米`, `多少钱` answered `39千克`, `何ドル` answered `18個`)."""
     asked = _ZH_ASKED.findall(question or "")
+    if not asked and (ja := _JA_ASKED.findall(question or "")) and len(set(ja)) == 1:
+        lines = [x for x in pred.strip().splitlines() if x.strip()]
+        stated = _JA_STATED.findall(lines[-1]) if lines else []
+        return bool(stated) and stated[-1] != ja[0]
     if len(set(asked)) != 1:
         return False
     lines = [x for x in pred.strip().splitlines() if x.strip()]

@@ -108,6 +108,7 @@ NON_INTEGER_FLOOR = {
     "T3": 0.3,  # 1/3
     "R3": 0.6,
     "V3": 0.0,  # 0/7: statistics and physics keys written as working (`$$ \\hat{\\beta}_1 = ...`, code comments), the LLM's
+    "W3": 0.0,  # 0/8: fractions of money and measures in worked sentences, the LLM's
     "U3": 0.3,  # 6/17: worked probability keys in sentences, the LLM's  # 28/44: compound-interest keys written as expressions with decimals (`7000(1.04)^{12}`), worked quant keys
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
@@ -500,6 +501,7 @@ ALL_SETS = [
     "T3",
     "U3",
     "V3",
+    "W3",
 ]
 # sets of 150 labels or more (old, new, S2, L and O3 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3"}

@@ -1,6 +1,7 @@
-"""The classes blind sets BC (GRPO rollouts, small models on GSM8K) and BD (MMLU-Pro business, chemistry and
-engineering with ten options; probes on units and scientific notation) found, each as the set wrote it and a
-variant. Every case here failed before its fix (measured on e87a321)."""
+"""The classes blind sets BC (GRPO rollouts, small models on GSM8K), BD (MMLU-Pro business, chemistry and
+engineering with ten options; probes on units and scientific notation) and BE (Japanese answers, probes in eight
+languages) found, each as the set wrote it and a variant. Every case here that a fix made pass failed before it
+(BC, BD measured on e87a321, BE on bcf51e1); the others are the controls beside them."""
 
 from __future__ import annotations
 
@@ -145,3 +146,43 @@ def test_equal(pred, gold, question):
 )
 def test_a_one_line_sentence_that_commits_to_nothing_stays_unequal(pred):
     assert not _eq(pred, "70000", HOUSE)
+
+
+CLOCK = "時計の長針と短針が1日に重なる回数は？"
+DUCKS_JA = (
+    "ジャネットの鴨は1日に16個の卵を産みます。彼女は毎朝3個を朝食に食べ、毎日4個を使って友人のためにマフィンを焼きます。"
+    "残りは毎日、新鮮な鴨の卵1個あたり2ドルでファーマーズマーケットで売ります。彼女はファーマーズマーケットで毎日何ドル稼ぎますか？"
+)
+# a GSM8K solution whose newlines the log stored escaped (set BE)
+DUCKS_JA_GOLD = "彼女は毎日、9 $\\times$ 2 = $\\$<<9*2=18>>18$をファーマーズマーケットで稼ぎます。\\n#### 18"
+WRENCH = (
+    "A wrench with a handle length of 9 inches requires 375 pounds of force to loosen a certain bolt. A wrench of 15 "
+    "inches will require how many pounds of force to loosen the same bolt?"
+)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "question"),
+    [
+        ("答え：22時間", "22回", CLOCK),  # hours are not times (set BE)
+        ("答え：18個", DUCKS_JA_GOLD, DUCKS_JA),  # `何ドル` asks dollars
+        ("答え：18 ユーロ", DUCKS_JA_GOLD, DUCKS_JA),
+        ("答え：225 kg", "225", WRENCH),  # pounds asked
+    ],
+)
+def test_not_equal_set_be(pred, gold, question):
+    assert not _eq(pred, gold, question)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "question"),
+    [
+        ("答え：22回", "22回", CLOCK),
+        ("答え：18ドル。", DUCKS_JA_GOLD, DUCKS_JA),  # the escaped `\n#### 18` gold is read
+        ("答え：$18.00", DUCKS_JA_GOLD, DUCKS_JA),
+        ("答え：225 pounds", "225", WRENCH),
+        ("Thus, the answer is:\n\nFINAL: 425", "425", "What is the least number of words I should learn?"),
+    ],
+)
+def test_equal_set_be(pred, gold, question):
+    assert _eq(pred, gold, question)
