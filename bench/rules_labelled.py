@@ -121,6 +121,8 @@ LABELS_U3 = [DATA / "rule_labels_U3.jsonl"]
 LABELS_V3 = [DATA / "rule_labels_V3.jsonl"]
 # middle-school worksheets and quiz banks: rates, percents, units, time and money (US, UK, India; 2026-11-30)
 LABELS_W3 = [DATA / "rule_labels_W3.jsonl"]
+# exam and olympiad keys in Czech, Romanian, Hungarian, Dutch, Greek, Thai and Latvian (2026-11-30)
+LABELS_X3 = [DATA / "rule_labels_X3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -169,6 +171,7 @@ SETS = {
     "U3": LABELS_U3,
     "V3": LABELS_V3,
     "W3": LABELS_W3,
+    "X3": LABELS_X3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}
