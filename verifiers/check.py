@@ -423,7 +423,10 @@ _LETTER_LINE = re.compile(
 def _letters_listed(pred: str) -> bool:
     """A response that ends in answer lines naming different letters, one after another with nothing between
     (`The answer is (F)\nThe answer is (D)\n...\nThe answer is (J)`): a list of candidates, not one answer."""
-    lines = [x.strip().strip("*") for x in pred.strip()[-400:].split("\n") if x.strip()]
+    tail = pred[-400:]
+    if tail.lower().count("answer") < 2:
+        return False  # one answer line at most (the common case, decided without a scan)
+    lines = [x.strip().strip("*") for x in tail.strip().split("\n") if x.strip()]
     letters = []
     for line in reversed(lines):
         m = _LETTER_LINE.fullmatch(line)
@@ -471,6 +474,8 @@ _CJK_COUNTED = re.compile(r"\s*\$?\s*-?\d+(?:\.\d+)?\s*\$?\s*([\u3040-\u30ff\u4e
 def _counters_differ(answer: str, gold: str) -> bool:
     """A gold and an answer that write their number with different CJK counters or units (`22時間`, hours, for
     `22回`, times): another quantity. One counter extending the other (`元` and `元钱`) is the same."""
+    if gold.isascii() or answer.isascii():
+        return False  # no counter on one side (the common case)
     g, a = _CJK_COUNTED.fullmatch(gold), _CJK_COUNTED.fullmatch(answer)
     if g is None or a is None:
         return False
