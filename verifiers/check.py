@@ -549,10 +549,59 @@ def _equation_after(pred: str, v: Verdict) -> bool:
     return m is not None and float(m.group(1).replace(",", "")) != float(v.pred)
 
 
+# a gold that judges two statements (MMLU's `Statement 1 | ... Statement 2 | ...` items, stored `False, True`)
+_TRUTH_PAIR = re.compile(r"\s*(true|false)\s*,\s*(true|false)\s*\.?\s*", re.IGNORECASE)
+_TRUTH = {"true": True, "correct": True, "t": True, "false": False, "incorrect": False, "f": False}
+_BOTH = re.compile(r"\bboth\s+statements\s+are\s+(true|correct|false|incorrect)\b", re.IGNORECASE)
+_EACH = re.compile(r"\bstatement\s+([12])\s*(?:is|:)\s*(true|correct|false|incorrect)\b", re.IGNORECASE)
+_LETTER_PAIR = re.compile(r"\s*\(?(t|f|true|false)\)?\s*,\s*\(?(t|f|true|false)\)?\s*\.?\s*", re.IGNORECASE)
+
+
+def _truth_pair(pred: str) -> tuple[bool, bool] | None:
+    """The verdicts on statements 1 and 2 that a response's last paragraph gives (`Both statements are false.`,
+    `Statement 1: False\nStatement 2: True`, `F, T`), or None when it gives none or contradicts itself."""
+    paragraphs = [x for x in re.split(r"\n\s*\n", pred.strip()) if x.strip()]
+    last = paragraphs[-1] if paragraphs else ""
+    if re.sub(r"[*#\s]", "", last).lower().rstrip(":") in ("finalanswer", "answer") and len(paragraphs) > 1:
+        last = paragraphs[-2] + "\n" + last
+    last = re.sub(r"(?i)^.*?final\s+answer\s*[*:]*\s*", "", last.replace("*", ""), flags=re.DOTALL)
+    found = set()
+    for m in _BOTH.finditer(last):
+        found.add((_TRUTH[m.group(1).lower()],) * 2)
+    each = {}
+    for m in _EACH.finditer(last):
+        if each.setdefault(m.group(1), _TRUTH[m.group(2).lower()]) != _TRUTH[m.group(2).lower()]:
+            return None
+    if len(each) == 2:
+        found.add((each["1"], each["2"]))
+    pair = _LETTER_PAIR.fullmatch(last)
+    if pair:
+        found.add((_TRUTH[pair.group(1).lower()], _TRUTH[pair.group(2).lower()]))
+    return found.pop() if len(found) == 1 else None
+
+
+def _truth_pair_reading(v: Verdict, pred: str, gold: str, question: str) -> Verdict:
+    """A two-statement item (`Statement 1 | ... Statement 2 | ...`, gold `False, True`) answered in words: equal when
+    the response's last paragraph judges both statements as the gold does."""
+    g = _TRUTH_PAIR.fullmatch(gold)
+    if g is None or not re.search(r"statement\s*1\b", question, re.IGNORECASE):
+        return v
+    said = _truth_pair(pred)
+    if said is None:
+        return v
+    want = (g.group(1).lower() == "true", g.group(2).lower() == "true")
+    read = f"{said[0]}, {said[1]}"
+    return Verdict(
+        said == want, "truth_pair_match" if said == want else "truth_pair_mismatch", read, read, gold
+    )
+
+
 def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, deadline: float) -> Verdict:
     """What a first reading left unequal, read once more where the question or the gold's parts say how: a
     concluding sentence with the question's numbers in it, an option's value against a letter, a multi-part
     answer part by part. Only a match is taken; otherwise the first verdict stands."""
+    if question and "Statement" in question and _TRUTH_PAIR.fullmatch(gold):
+        return _truth_pair_reading(v, pred, gold, question)
     if question and v.reason in _UNREAD:
         v = _question_reading(v, pred, gold, question, deadline)
     if not v.equivalent and question:

@@ -1,7 +1,7 @@
 """The classes blind sets BC (GRPO rollouts, small models on GSM8K), BD (MMLU-Pro business, chemistry and
-engineering with ten options; probes on units and scientific notation) and BE (Japanese answers, probes in eight
-languages) found, each as the set wrote it and a variant. Every case here that a fix made pass failed before it
-(BC, BD measured on e87a321, BE on bcf51e1); the others are the controls beside them."""
+engineering with ten options; probes on units and scientific notation), BE (Japanese answers, probes in eight
+languages) and BF (Omni-MATH, MMLU-Pro two-statement items) found, each as the set wrote it and a variant. Every case here that a fix made pass failed before it
+(BC, BD measured on e87a321, BE on bcf51e1, BF on a123160); the others are the controls beside them."""
 
 from __future__ import annotations
 
@@ -186,3 +186,23 @@ def test_not_equal_set_be(pred, gold, question):
 )
 def test_equal_set_be(pred, gold, question):
     assert _eq(pred, gold, question)
+
+
+GROUPS = "Statement 1 | Every permutation is a cycle. Statement 2 | Every cycle is a permutation."
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "equal"),
+    [
+        # a two-statement item answered in words (set BF)
+        ("Statement 1 is false because ... \n\nFinal Answer:\nStatement 1 is false. Statement 2 is true.", "False, True", True),
+        ("... is a permutation.\n\nStatement 1: False\nStatement 2: True", "False, True", True),
+        ("F, T", "False, True", True),
+        ("... \n\nBoth statements are correct.", "True, True", True),
+        ("Final Answer: Statement 1 is true. Statement 2 is false.", "False, True", False),
+        ("Both statements are false.", "False, True", False),
+        ("Statement 1 is false. Statement 1 is true. Statement 2 is true.", "False, True", False),  # contradicts itself
+    ],
+)  # fmt: skip
+def test_two_statement_items(pred, gold, equal):
+    assert _eq(pred, gold, GROUPS) is equal
