@@ -123,6 +123,8 @@ LABELS_V3 = [DATA / "rule_labels_V3.jsonl"]
 LABELS_W3 = [DATA / "rule_labels_W3.jsonl"]
 # exam and olympiad keys in Czech, Romanian, Hungarian, Dutch, Greek, Thai and Latvian (2026-11-30)
 LABELS_X3 = [DATA / "rule_labels_X3.jsonl"]
+# probability, counting and geometry keys from school and pre-university banks (2026-11-30)
+LABELS_Y3 = [DATA / "rule_labels_Y3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -172,6 +174,7 @@ SETS = {
     "V3": LABELS_V3,
     "W3": LABELS_W3,
     "X3": LABELS_X3,
+    "Y3": LABELS_Y3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}
@@ -262,9 +265,12 @@ def rounded_as_labelled(lab: dict) -> dict:
         places = -{"ten": 1, "hundred": 2, "thousand": 3, "ten thousand": 4, "million": 6}[
             scale.group(1).lower()
         ]
+    value = sympy.sympify(lab["exact_value"])
+    if places is None and re.search(r"integ(?:er|ral) part|truncat|\bfloor\b|rounded? down", lab["rounding"], re.I):
+        # Y3's `integral part (truncate)`: the whole part, not the nearest integer
+        return {**lab, "exact_value": str(sympy.floor(value)), "exact_from": f"{lab['exact_value']} truncated as asked"}
     if places is None:
         return lab
-    value = sympy.sympify(lab["exact_value"])
     unit = sympy.Rational(10) ** places
     rounded = sympy.Rational(round(value.evalf(40) * unit)) / unit
     return {**lab, "exact_value": str(rounded), "exact_from": f"{lab['exact_value']} rounded as asked"}

@@ -357,6 +357,15 @@ def check(
         if circled is not None:
             number_gold = (gold, pred) if re.fullmatch(r"\s*[0-9]\s*", gold) and circled[1] != gold else None
             question, gold, pred = circled
+    if (
+        question
+        and isinstance(gold, str)
+        and re.fullmatch(r"\s*[a-e]\s*", gold)
+        and forms.mathqa_options(question) is not None
+    ):
+        gold = gold.strip().upper()  # MathQA's gold `e` names its option `e ) 24`, not Euler's number
+        if isinstance(pred, str) and re.fullmatch(r"\s*\(?[a-e]\)?\s*\.?\s*", pred):
+            pred = pred.strip().strip(".").upper()  # a reply that is one option letter, `d`
     if isinstance(gold, str) and ("（" in gold or "(" in gold or "①" in gold):
         gold = forms.value_part(gold) or gold  # `（1）证明见解析；（2）3+\sqrt{2}`: the part with a value
     try:
@@ -682,7 +691,7 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
     if v.extracted and forms.order_not_kept(v.extracted, question):  # `15, 14, 6, 4` "in increasing order"
         return Verdict(False, "order_not_asked", v.pred, v.extracted, v.gold)
     read = bool(pred) and v.reason in ("choice_match", "choice_value_match")
-    found = forms.options(question) if read else None  # the question's options, read at most once
+    found = forms.choice_options(question) if read else None  # the question's options, read at most once
     stem = question[: found[0]] if found else question  # the asking sentence comes before the options
     stem = re.sub(r"\s*(?:answer\s+)?(?:options|choices)\s*[:：]?\s*$", "", stem, flags=re.IGNORECASE)
     line = pred.strip().rsplit("\n", 1)[-1].replace(",", "") if pred else ""
@@ -716,7 +725,7 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
     gold_choice = forms.choice(gold)
     if choice and choice[1] and (gold_choice is None or not gold_choice[1]):
         # `(A) 1000` when option (A) is 2^{10}: the letter, with another value (against a letter or a value gold)
-        found = found if read else forms.options(question)
+        found = found if read else forms.choice_options(question)
         if found and choice[0] in found[1]:
             content = choice[1]
             numbers = re.findall(r"-?\d+(?:[.,]\d+)?", content)
@@ -824,7 +833,7 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: f
     letter_gold, letter_answer = g is not None, a is not None and not a[1]
     if letter_gold == letter_answer:  # both letters (decided already) or both values (no options needed)
         return v
-    found = forms.options(question)
+    found = forms.choice_options(question)
     if found is None:
         return v
     opts = found[1]
@@ -887,7 +896,7 @@ def _label_reading(v: Verdict, pred: str, gold: str, question: str, deadline: fl
     labels = {m.group(1) for p in (paragraphs[0], paragraphs[-1]) if (m := _LEADING_LETTER.match(p))}
     if labels != {g[0]}:
         return v
-    found = forms.options(question)
+    found = forms.choice_options(question)
     if found is None or g[0] not in found[1]:
         return v
     if v.extracted and forms.choice(str(v.extracted)) is None:  # `... the limit is 2` where 2 is option D

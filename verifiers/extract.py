@@ -132,10 +132,10 @@ _DECIMAL_COMMA_WORDS = tuple(w for _, _, _, words in _LANGUAGES for w in words)
 _ASCII_ANSWER_WORDS = tuple(
     w for w in _FOREIGN_ANSWER_WORDS if w.isascii()
 )  # the only ones an ASCII text can hold
-# `Answer: 34`, `**Answer:** 34`, `Final Answer: $34$`, `FINAL: 34`, `answer:34.` (case-insensitive); also
+# `Answer: 34`, `**Answer:** 34`, `Final Answer: $34$`, `answer:34.` (case-insensitive); also
 # `Answer \[ 9 \]` and `Answer $ 9 $` with no colon when a math delimiter follows
 _ANSWER_LINE = re.compile(
-    r"^[ \t>#*_]*(?:final[ \t]+)?(?:answer|(?:judge?ment|final|"
+    r"^[ \t>#*_]*(?:final[ \t]+)?(?:answer|(?:judge?ment|"
     + "|".join(_FOREIGN_ANSWER_WORDS)
     + r")(?=[ \t*_]*[:：]))[ \t]*[*_]*[ \t]*"
     r"(?:[:：]|(?=\\\[|\$|\\\())[ \t]*[*_]*[ \t]*"
@@ -1368,10 +1368,15 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             bold = _BOLD_LAST_LINE.search(text, max(0, len(text) - 200))
             if bold:  # `...\n\n**132.**`: a last line that is one bold value is the answer line
                 text = text[: bold.start()] + "\nAnswer: " + bold.group(1)
+        final = _FINAL_LAST_LINE.search(text, max(0, len(text) - 200))
+        if final and not _ANSWER_LINE.search(text, 0, final.start()):
+            text = text[: final.start()] + "\nAnswer: " + final.group(1)  # `FINAL: 425` closing the response
         formatted = _formatted_answer(text)
         if formatted is not None:
             return formatted
-    if _JSON_ANSWER_KEY.search(text, max(0, len(text) - _TAIL)):  # the field closes the object, near the end
+    if _JSON_ANSWER_KEY.search(text, max(0, len(text) - _TAIL)) or (
+        _JSON_REPLY.match(text) and _JSON_ANSWER_KEY.search(text)
+    ):  # the field closes the object, near the end, or the whole reply is the object
         field = _json_answer(text)
         if field is not None:  # `{"reasoning": "...", "answer": "5"}`: the structured answer field
             return Extraction((field,), "answer_line", "", 0) if field else NONE
@@ -1516,12 +1521,17 @@ _HEADLINE = re.compile(
 )
 
 
-_JSON_ANSWER_KEY = re.compile(r'"(?:final_answer|answer)"\s*:\s*')
+# a last line `FINAL: 425` (a prompt's own answer label), read as an answer line when no answer line came before it
+_FINAL_LAST_LINE = re.compile(r"(?:^|\n)[ \t*_#]*FINAL[ \t*_]*:[ \t*_]*([^\n]{1,60}?)[ \t*_.]*\s*\Z")
+_JSON_ANSWER_KEY = re.compile(r'"(?:final_answer|answer|(?:my|final)[ _]answer)"\s*:\s*', re.IGNORECASE)
+# a reply that is one JSON object (`{"My Answer": "12", "Explanation": "..."}`, maybe in a code fence): its answer field
+# may come first
+_JSON_REPLY = re.compile(r"\s*(?:```(?:json)?\s*)?\{")
 _JSON = json.JSONDecoder(strict=False)  # model-written JSON keeps raw newlines inside its strings
 
 
 def _json_answer(text: str) -> str | None:
-    """The value of the last `"answer"` (or `"final_answer"`) field of a JSON object the response wrote
+    """The value of the last `"answer"` (or `"final_answer"`, `"My Answer"`) field of a JSON object the response wrote
     (ZeroEval, simple-evals JSON modes), as text; None when there is no such field or its value does not parse
     (a response cut off inside it)."""
     keys = list(_JSON_ANSWER_KEY.finditer(text))

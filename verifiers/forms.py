@@ -335,6 +335,27 @@ def options(text: str) -> tuple[int, dict[str, str]] | None:
     return found
 
 
+def choice_options(text: str) -> tuple[int, dict[str, str]] | None:
+    """The options a verifier reads a response against: `options`, or MathQA's one-line list (`a ) 18 , b ) 20`).
+    The pipeline's corpus steps read `options` alone (a MathQA key is the option's value, not its letter)."""
+    return options(text) or mathqa_options(text)
+
+
+# MathQA's one-line options: `Options: a ) 18 , b ) 20 , c ) 22 , d ) 23 , e ) 24`
+_MATHQA = re.compile(
+    r"\ba \) (.+?) , b \) (.+?) , c \) (.+?) , d \) (.+?)(?: , e \) (.+?))?(?=\s*(?:\(|\n|$))"
+)
+
+
+def mathqa_options(text: str) -> tuple[int, dict[str, str]] | None:
+    """MathQA's options, written on one line as `a ) x , b ) y , ...` (read as upper-case letters)."""
+    found = list(_MATHQA.finditer(text))
+    if not found:
+        return None
+    m = found[-1]
+    return m.start(), {k: v.strip() for k, v in zip("ABCDE", m.groups(), strict=True) if v is not None}
+
+
 def _options(text: str, label: re.Pattern, dotted_min: int) -> tuple[int, dict[str, str]] | None:
     labels = list(label.finditer(text))
 

@@ -1,7 +1,7 @@
 """The classes blind sets BC (GRPO rollouts, small models on GSM8K), BD (MMLU-Pro business, chemistry and
 engineering with ten options; probes on units and scientific notation), BE (Japanese answers, probes in eight
-languages) and BF (Omni-MATH, MMLU-Pro two-statement items) found, each as the set wrote it and a variant. Every case here that a fix made pass failed before it
-(BC, BD measured on e87a321, BE on bcf51e1, BF on a123160); the others are the controls beside them."""
+languages) BF (Omni-MATH, MMLU-Pro two-statement items) and BG (JSON replies, MathQA options) found, each as the set wrote it and a variant. Every case here that a fix made pass failed before it
+(BC, BD measured on e87a321, BE on bcf51e1, BF on a123160, BG on 250edf0); the others are the controls beside them."""
 
 from __future__ import annotations
 
@@ -206,3 +206,33 @@ GROUPS = "Statement 1 | Every permutation is a cycle. Statement 2 | Every cycle 
 )  # fmt: skip
 def test_two_statement_items(pred, gold, equal):
     assert _eq(pred, gold, GROUPS) is equal
+
+
+APPLES = (
+    "Sarah has 8 red apples and 12 green apples. She decides to give 3 red apples and 5 green apples to her friend. How "
+    'many apples does Sarah have left?Format your response as follows: \'{"My Answer": "<answer>", "Explanation": '
+    '"<explanation>"}\''
+)
+GOOD = (
+    "how many words , with or without meaning , can be formed using all letters of the word good using each letter "
+    "exactly once ? Options: a ) 18 , b ) 20 , c ) 22 , d ) 23 , e ) 24"
+)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "question", "equal"),
+    [
+        # a reply that is one JSON object: its answer field first (set BG)
+        ('{"My Answer": "12", "Explanation": "Sarah has 5 red and 7 green apples left, 12 in all."}', "12", APPLES, True),
+        ('{"My Answer": "11", "Explanation": "Adding these together, Sarah has a total of 12 apples left."}', "12",
+         APPLES, False),
+        # MathQA's one-line options and lower-case gold letters
+        ("Therefore, there are 24 different words that can be formed.", "e", GOOD, True),
+        ("Therefore, there are 22 different words that can be formed.", "e", GOOD, False),
+        ("e", "e", GOOD, True),
+        ("d", "e", GOOD, False),
+        ("e", "e", "What is the base of the natural logarithm?", True),  # no options: `e` is compared as written
+    ],
+)  # fmt: skip
+def test_json_replies_and_mathqa_options(pred, gold, question, equal):
+    assert _eq(pred, gold, question) is equal
