@@ -266,9 +266,15 @@ def rounded_as_labelled(lab: dict) -> dict:
             scale.group(1).lower()
         ]
     value = sympy.sympify(lab["exact_value"])
-    if places is None and re.search(r"integ(?:er|ral) part|truncat|\bfloor\b|rounded? down", lab["rounding"], re.I):
+    if places is None and re.search(
+        r"integ(?:er|ral) part|truncat|\bfloor\b|rounded? down", lab["rounding"], re.I
+    ):
         # Y3's `integral part (truncate)`: the whole part, not the nearest integer
-        return {**lab, "exact_value": str(sympy.floor(value)), "exact_from": f"{lab['exact_value']} truncated as asked"}
+        return {
+            **lab,
+            "exact_value": str(sympy.floor(value)),
+            "exact_from": f"{lab['exact_value']} truncated as asked",
+        }
     if places is None:
         return lab
     unit = sympy.Rational(10) ** places

@@ -309,7 +309,9 @@ def worked_chain(raw: str, problem: str) -> tuple[str, Fraction] | None:
         worked = worked or bool(_OPERATION.search(part.lstrip("-")))
     if not worked or len(values) != 1 or not given & set(numbers):
         return None
-    last = parts[-1].replace("$", "").strip().rstrip(".")  # `40$ ways.`: the math span closes inside the member
+    last = (
+        parts[-1].replace("$", "").strip().rstrip(".")
+    )  # `40$ ways.`: the math span closes inside the member
     final = re.match(r"\s*\$?\s*(-?\d[\d,]*(?:\.\d+)?)", last)
     if final and re.search(r"=\s*\$?\s*" + re.escape(final.group(1)) + r"(?!\d|\.\d)", problem or ""):
         return None  # the statement states the value: nothing to find
