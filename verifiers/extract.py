@@ -1610,9 +1610,13 @@ def _before_invented_turn(text: str, gold: bool, cut_off: bool) -> str:
         leaked = _LEAKED_SYSTEM.search(text)
         if leaked and _NONSPACE.search(text, 0, leaked.start()):
             text = text[: leaked.start()]
-    if gold or text.count(":") < 2 or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None:
-        # a turn that hides the answer is a second colon besides an answer line's; an invented conversation runs
-        # on to the end: none in the last 16k characters, none at all
+    if (
+        gold
+        or (text.count(":") < 2 and "Question:" not in text and "Q:" not in text)
+        or _NEXT_TURN.search(text, max(0, len(text) - _TURN_TAIL)) is None
+    ):
+        # a turn that hides the answer is a second colon besides an answer line's (or a few-shot `Question:` after
+        # `The answer is 366.`); an invented conversation runs on to the end: none in the last 16k characters, none at all
         return text
     question = None
     for m in _NEXT_TURN.finditer(text):

@@ -768,6 +768,13 @@ def units_disagree(answer: str, option: str) -> bool:
     )
 
 
+# a speed names the length unit a question works in (`30mph`: miles; `60 km/h`: kilometres)
+_SPEED_UNITS = (
+    ("mi", re.compile(r"\d\s*mph\b|\bmiles?\s+(?:per|an|a)\s+hour\b", re.I)),
+    ("km", re.compile(r"\d\s*(?:km/h|kmph|kph|km/hr)\b|\bkilomet(?:er|re)s?\s+(?:per|an|a)\s+hour\b", re.I)),
+)
+
+
 def unit_not_used(answer: str, gold: str, question: str) -> bool:
     """An answer whose unit is not the one the question asks (`8 hours` for "how many minutes", `166 cm^3` for
     "in cm^2"), or, when it asks none, not one it works in where it works in others of that dimension (`45 seconds`
@@ -790,6 +797,9 @@ def unit_not_used(answer: str, gold: str, question: str) -> bool:
     if asked is not None:
         return asked != u
     used = {_unit_of(w.lower()) for w in _UNIT_WORDS.findall(q)} - {None}
+    used |= {
+        length for length, speed in _SPEED_UNITS if speed.search(q)
+    }  # `30mph`: the question works in miles
     same = {x for x in used if _FACTOR[x][0] == _FACTOR[u][0]}
     return bool(same) and u not in same
 

@@ -1,7 +1,8 @@
 """The classes blind sets BC (GRPO rollouts, small models on GSM8K), BD (MMLU-Pro business, chemistry and
 engineering with ten options; probes on units and scientific notation), BE (Japanese answers, probes in eight
-languages) BF (Omni-MATH, MMLU-Pro two-statement items) and BG (JSON replies, MathQA options) found, each as the set wrote it and a variant. Every case here that a fix made pass failed before it
-(BC, BD measured on e87a321, BE on bcf51e1, BF on a123160, BG on 250edf0); the others are the controls beside them."""
+languages) BF (Omni-MATH, MMLU-Pro two-statement items), BG (JSON replies, MathQA options) and BH (GSM8K logs, few-shot
+leakage) found, each as the set wrote it and a variant. Every case here that a fix made pass failed before it
+(BC, BD measured on e87a321, BE on bcf51e1, BF on a123160, BG on 250edf0, BH on 5de4e33); the others are the controls beside them."""
 
 from __future__ import annotations
 
@@ -235,4 +236,28 @@ GOOD = (
     ],
 )  # fmt: skip
 def test_json_replies_and_mathqa_options(pred, gold, question, equal):
+    assert _eq(pred, gold, question) is equal
+
+
+DRIVE = (
+    "He tries to get home in 4 hours but spends the first 2 hours in standstill traffic. He spends the next half-hour "
+    "driving at a speed of 30mph, before being able to drive the remaining time of the 4 hours going at 80 mph. How far "
+    "is he from home at the end of those 4 hours?"
+)
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "question", "equal"),
+    [
+        # a speed names the length unit the question works in (set BH)
+        ("180 - 15 - 120 = 45. The answer is 45 kilometers.", "45", DRIVE, False),
+        ("180 - 15 - 120 = 45. The answer is 45 miles.", "45", DRIVE, True),
+        # an answer sentence, then a few-shot `Question:` the model invented with its own answer
+        ("60 + 180 + 126 = 366. The answer is 366.\n\nQuestion: How many in the third month?\nThe answer is 126.", "366",
+         "How many downloads in total?", True),
+        ("60 + 180 + 126 = 366. The answer is 366.\n\nQuestion: How many in the third month?\nThe answer is 126.", "126",
+         "How many downloads in total?", False),
+    ],
+)  # fmt: skip
+def test_speed_units_and_few_shot_leakage(pred, gold, question, equal):
     assert _eq(pred, gold, question) is equal
