@@ -125,6 +125,8 @@ LABELS_W3 = [DATA / "rule_labels_W3.jsonl"]
 LABELS_X3 = [DATA / "rule_labels_X3.jsonl"]
 # probability, counting and geometry keys from school and pre-university banks (2026-11-30)
 LABELS_Y3 = [DATA / "rule_labels_Y3.jsonl"]
+# physics and chemistry banks: mole concept, ionic equilibrium, mechanics units, LLM-eval physics (2026-11-30)
+LABELS_Z3 = [DATA / "rule_labels_Z3.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -175,6 +177,7 @@ SETS = {
     "W3": LABELS_W3,
     "X3": LABELS_X3,
     "Y3": LABELS_Y3,
+    "Z3": LABELS_Z3,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -280,6 +280,8 @@ _SCI_UNITS = re.compile(
     r"\\mathrm\s*\{\s*~?\s*(mol|kJ|J|eV|keV|MeV|nm|pm|fm|Pa|kPa|MPa|atm|bar|Torr|dm|K|Hz|kHz|MHz|"
     r"W|kW|V|mV|A|mA|C|T|N|cal|kcal|Bq|Ci|Gy|Sv)\b(?!\s*\\angle)|"
     r"\d\s*(mol|kJ|eV|keV|MeV|kPa|MPa|atm|Torr|Hz|kHz|MHz|mmHg|nm)\b|\bm\s*/\s*s\b|"
+    # per mole (`M_Cu = 63.5 g/mol`, `F = 96,485 C/mol`) and a unit to a negative power (`0.0693 s⁻¹`, `s^{-1}`)
+    r"/\s*mol\b|\d\s*(s|min|h|mol|K|m|L|g|kg|J)\s*(⁻[¹²³]|\^\s*\{\s*-\s*[123]\s*\})|"
     # picometres, not a clock: `74 pm`, but neither `3:20 pm` nor `8 pm`
     r"(?<![\d:.])(?!(?:1[0-2]|[1-9])\s*pm\b)\d[\d.]*\s*pm\b|"
     r"\b(joules?|newtons?|pascals?|kelvins?|watts?|volts?|amperes?|ohms?|coulombs?|teslas?|"
