@@ -93,8 +93,7 @@ from pipelines.classify import (
     science_signals,
     several_asks,
 )
-from verifiers.forms import PERCENT_MENTIONED, same_quantity
-from verifiers.forms import converted as exact_conversion
+from verifiers.forms import PERCENT_MENTIONED, exact_conversion, same_quantity
 from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands, undoubled_backslashes
 
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
@@ -276,10 +275,12 @@ _CJK_MEASURE = re.compile(
 )
 # a key that shows its arithmetic: an expression, `=`, the value (`pipelines.arithmetic` reads the expression)
 _WORKED = re.compile(r"([^=]+)=\s*([^=]+)")
-# the statement hands over the value of pi to compute with (`Use π = 22/7`, `take pi as 3.14`)
+# the statement hands over the value of pi to compute with (`Use π = 22/7`, `(π = 22/7)`, `take pi as 3.14`; the
+# science signal `classify._GIVEN_APPROX` needs a `use` before `22/7`, so it is no substitute here)
 _PI_GIVEN = re.compile(
     r"(?:π|\\pi|\bpi\b)\s*(?:=|≈|\bas\b|\bis\b)\s*\$?\s*(?:22\s*/\s*7|\\frac\{22\}\{7\}|3\.14)", re.I
 )
+_NUMBER_RUN = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _OPERATION = re.compile(r"[-+×x*/÷^]|\\(?:times|div|cdot|frac)")
 
 
@@ -294,7 +295,7 @@ def worked_chain(raw: str, problem: str) -> tuple[str, Fraction] | None:
     parts = [x.strip().strip("`*").strip() for x in raw.split("=")]
     if len(parts) < 3 or not parts[-1]:
         return None
-    given = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", problem or "")}
+    given = {n.replace(",", "") for n in _NUMBER_RUN.findall(problem or "")}
     values, worked, numbers = set(), False, []
     for part in parts[:-1]:
         if re.search(r"[A-Za-zπ]", re.sub(r"\\[A-Za-z]+", "", part)) or not part:
@@ -305,7 +306,7 @@ def worked_chain(raw: str, problem: str) -> tuple[str, Fraction] | None:
         if value is None:
             return None
         values.add(value)
-        numbers += [n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", part)]
+        numbers += [n.replace(",", "") for n in _NUMBER_RUN.findall(part)]
         worked = worked or bool(_OPERATION.search(part.lstrip("-")))
     if not worked or len(values) != 1 or not given & set(numbers):
         return None
@@ -1236,7 +1237,7 @@ def digit_groups_miss(problem: str, answer: str) -> Miss | None:
     raw = str(answer or "")
     if _BAR_LIST.fullmatch(raw) or _SLASH_LIST.fullmatch(raw):
         return Miss(f"numbers separated by bars or slashes {raw[:40]!r}: a list of values, not one")
-    s = _strip_outer(re.sub(r",\\!\s*", ",", str(answer or "")))
+    s = _strip_outer(re.sub(r",\\!\s*", ",", raw))
     s = re.sub(r"\s*\([^)]*\)\s*$", "", s).replace("{,}", ",").strip()
     dotted = _CURRENCY_BEFORE.sub("", s)
     if (

@@ -589,12 +589,9 @@ def _truth_pair(pred: str) -> tuple[bool, bool] | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _truth_pair_reading(v: Verdict, pred: str, gold: str, question: str) -> Verdict:
-    """A two-statement item (`Statement 1 | ... Statement 2 | ...`, gold `False, True`) answered in words: equal when
-    the response's last paragraph judges both statements as the gold does."""
-    g = _TRUTH_PAIR.fullmatch(gold)
-    if g is None or not re.search(r"statement\s*1\b", question, re.IGNORECASE):
-        return v
+def _truth_pair_reading(v: Verdict, pred: str, gold: str, g: re.Match) -> Verdict:
+    """A two-statement item (`Statement 1 | ... Statement 2 | ...`, gold `False, True`, matched as `g`) answered in
+    words: equal when the response's last paragraph judges both statements as the gold does."""
     said = _truth_pair(pred)
     if said is None:
         return v
@@ -609,8 +606,11 @@ def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, dead
     """What a first reading left unequal, read once more where the question or the gold's parts say how: a
     concluding sentence with the question's numbers in it, an option's value against a letter, a multi-part
     answer part by part. Only a match is taken; otherwise the first verdict stands."""
-    if question and "Statement" in question and _TRUTH_PAIR.fullmatch(gold):
-        return _truth_pair_reading(v, pred, gold, question)
+    pair = _TRUTH_PAIR.fullmatch(gold) if question and "Statement" in question else None
+    if pair is not None:  # a two-statement gold is read only as one
+        return (
+            _truth_pair_reading(v, pred, gold, pair) if re.search(r"statement\s*1\b", question, re.I) else v
+        )
     if question and v.reason in _UNREAD:
         v = _question_reading(v, pred, gold, question, deadline)
     if not v.equivalent and question:
@@ -692,8 +692,16 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         return Verdict(False, "order_not_asked", v.pred, v.extracted, v.gold)
     read = bool(pred) and v.reason in ("choice_match", "choice_value_match")
     found = forms.choice_options(question) if read else None  # the question's options, read at most once
-    stem = question[: found[0]] if found else question  # the asking sentence comes before the options
-    stem = re.sub(r"\s*(?:answer\s+)?(?:options|choices)\s*[:：]?\s*$", "", stem, flags=re.IGNORECASE)
+    stem = (  # the asking sentence comes before the options (and their `Options:` header)
+        re.sub(
+            r"\s*(?:answer\s+)?(?:options|choices)\s*[:：]?\s*$",
+            "",
+            question[: found[0]],
+            flags=re.IGNORECASE,
+        )
+        if found
+        else question
+    )
     line = pred.strip().rsplit("\n", 1)[-1].replace(",", "") if pred else ""
     number = str(v.pred).replace(",", "")
     if (

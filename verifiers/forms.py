@@ -226,13 +226,12 @@ def _unit_of(word: str) -> str | None:
     return unit if unit in _FACTOR else None
 
 
-def converted(amount: str, from_word: str, to_word: str) -> Fraction | None:
+def exact_conversion(amount: str, from_word: str, to_word: str) -> Fraction | None:
     """`amount` `from_word` in `to_word`, exactly (`1`, `mile`, `meters`: 1609.344), or None when either word is no
-    unit this module knows or the two measure different things."""
+    unit this module knows or the two measure different things (`quantity` does the arithmetic)."""
     a, b = _unit_of(from_word), _unit_of(to_word)
-    if a is None or b is None or _FACTOR[a][0] != _FACTOR[b][0] or not _PLAIN.fullmatch(amount):
-        return None
-    return Fraction(amount) * _FACTOR[a][1] / _FACTOR[b][1]
+    q = quantity(amount, a) if b is not None else None
+    return q[1] / _FACTOR[b][1] if q is not None and q[0] == _FACTOR[b][0] else None
 
 
 def quantity(body: str, unit: str | None) -> tuple[str, Fraction] | None:
