@@ -98,8 +98,9 @@ METRIC_LABELS = {
     "acc": "accuracy, held-out",
     "complete": "responses that write every step (reach the last operation), held-out",
     "complete_long": "responses to long chains (7-12 operations) that write every step, held-out",
+    "last_value_p": "P(right last value | gold steps before it), teacher-forced, held-out",
 }
-SECONDARY = ["acc", "complete", "complete_long", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
+SECONDARY = ["acc", "last_value_p", "complete", "complete_long", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
              "generated", "skipped_steps", "clip_frac_high"]  # fmt: skip
 # what a looping scratchpad repeats (a tiny model cannot learn to copy a whole step line in a short SFT:
 # taught to, it stalls the step counter and writes new arithmetic instead, which no metric calls a repeat)
@@ -222,8 +223,29 @@ def early_long_records(records: Path, out: Path, *, share: float, seed: int = 0)
     return early_records(records, out, share=share, seed=seed, min_steps=LONG_CHAIN)
 
 
+def wrong_last_records(records: Path, out: Path, *, share: float, seed: int = 0) -> Path:
+    """A copy of the kept records in which `share` of the scratchpads get the last step's value wrong: the
+    gold steps, but the last result is off by d (uniform over +-1..9, never below 0), and `Answer:` gives it.
+
+    For clip-higher's case with many alternatives: a policy SFT-ed on it writes the right last value with
+    probability ~1 - share, the rest spread over ~18 wrong values. The right value rises only through its
+    own positive samples (pushing one wrong value down lifts every other in proportion to its probability,
+    the rare right one least), which is the rise the upper clip bound limits (DAPO section 3.1). With
+    `early_records` the alternative was one move (answer now), whose fall alone lifted the right one."""
+
+    def wrong_last(steps, rng):
+        *head, last = steps
+        value = int(last[5])
+        d = rng.choice([x for x in range(-9, 10) if x and value + x >= 0])
+        body = [m[0] for m in head] + [f"Step {last[1]}: {last[2]} {last[3]} {last[4]} = {value + d}."]
+        return "\n".join(body) + f"\nAnswer: {value + d}"
+
+    return _rewritten_records(records, out, wrong_last, share=share, seed=seed)
+
+
 # the extra SFT stages a variant can start from: the records a share of whose scratchpads it rewrites
-EXTRA_STAGES = {"loops": looping_records, "early": early_records, "early_long": early_long_records}
+EXTRA_STAGES = {"loops": looping_records, "early": early_records, "early_long": early_long_records,
+                "wrong_last": wrong_last_records}  # fmt: skip
 
 
 def extra_stage(work: Path, records: Path, init: Path, *, kind: str, share: float, steps: int,
@@ -273,6 +295,53 @@ def writes_every_step(prompt: str, text: str) -> bool | None:
     return len(STEP_RE.findall(text)) >= n if n else None
 
 
+START_RE = re.compile(r"Start with (\d+)")
+SIGNED_RE = re.compile(r"\b(add|subtract) (\d+)")
+
+
+def gold_steps(prompt: str) -> list[str]:
+    """The gold `Step i: a op b = c.` lines of a chain prompt (empty for a prompt that is no chain)."""
+    start = START_RE.search(prompt)
+    if not start:
+        return []
+    value, lines = int(start[1]), []
+    for i, (op, b) in enumerate(SIGNED_RE.findall(prompt), 1):
+        new = value + int(b) if op == "add" else value - int(b)
+        lines.append(f"Step {i}: {value} {'+' if op == 'add' else '-'} {b} = {new}.")
+        value = new
+    return lines
+
+
+def last_value_prob(model, tok, prompts: list[str]) -> float | None:
+    """Mean over chain prompts of P(the right last value | prompt, the gold steps before it, `= `),
+    teacher-forced at temperature 1: the probability of the decision the wrong_last policy gets wrong,
+    exact (no sampling noise). None when no prompt is a chain."""
+    import torch
+
+    from trainer.sft import _chat_ids
+
+    probs = []
+    for text in prompts:
+        steps = gold_steps(text)
+        if len(steps) < 2:
+            continue
+        head, value = steps[-1].rsplit("= ", 1)
+        prefix = (
+            _chat_ids(tok, text)
+            + tok("\n".join([*steps[:-1], head + "= "]), add_special_tokens=False)["input_ids"]
+        )
+        target = tok(value.rstrip("."), add_special_tokens=False)["input_ids"]
+        full = _chat_ids(tok, text) + tok("\n".join([*steps[:-1], head + "= " + value.rstrip(".")]),
+                                          add_special_tokens=False)["input_ids"]  # fmt: skip
+        if full != prefix + target:  # the value must be its own tokens (digits are, with the tiny tokenizer)
+            raise ValueError(f"the last value {value!r} does not tokenize apart from its step: {text[:60]!r}")
+        ids = torch.tensor([full])
+        logp = torch.log_softmax(model(input_ids=ids, use_cache=False).logits[0, :-1].double(), dim=-1)
+        pos = range(len(prefix) - 1, len(full) - 1)  # logits at t predict token t + 1
+        probs.append(math.exp(sum(float(logp[t, full[t + 1]]) for t in pos)))
+    return sum(probs) / len(probs) if probs else None
+
+
 def repeated(text: str) -> bool:
     """A response that writes the same scratchpad line twice (the loops that sample-level loss lets grow)."""
     lines = [x.strip() for x in text.splitlines() if x.strip()]
@@ -314,10 +383,12 @@ def probe(model_dir: Path, eval_parquet: Path, *, n: int, k: int, L: int, seed: 
                     if s.truncated:
                         noisy.append(chain_ok_prefix(s.text))
 
+        last_p = last_value_prob(model, tok, [p.text for p in prompts])
+
     def mean(xs):
         return sum(xs) / len(xs) if xs else None
 
-    return {"acc": mean(acc), "wrong_length": mean(wrong_len), "repetition": mean(rep), "truncation": mean(trunc),
+    return {"acc": mean(acc), "last_value_p": last_p, "wrong_length": mean(wrong_len), "repetition": mean(rep), "truncation": mean(trunc),
             "reward_noise": mean(noisy), "complete": mean(complete), "complete_long": mean(complete_long),
             "wrong_lengths": wrong_len}  # fmt: skip
 
@@ -753,8 +824,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
         help="as --sft-early, but only scratchpads of long chains (LONG_CHAIN operations or more) stop early "
         "(`early_long_records`): the move to learn lives in long responses; needs --name",
     )
+    ap.add_argument(
+        "--sft-wrong-last",
+        dest="sft_wrong_last",
+        type=float,
+        help="one more SFT stage on scratchpads of which this share gets the last step's value wrong "
+        "(`wrong_last_records`): a right last value that is rare among many wrong ones; needs --name",
+    )
     ap.add_argument("--sft-loop-steps", "--sft-stage-steps", dest="sft_loop_steps", type=int, default=100,
-                    help="steps of the --sft-loops / --sft-early / --sft-early-long stage")  # fmt: skip
+                    help="steps of the --sft-loops / --sft-early(-long) / --sft-wrong-last stage")  # fmt: skip
     ap.add_argument(
         "--metric",
         choices=sorted(METRIC_LABELS),
@@ -784,13 +862,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args.base = tuple(x.strip() for x in args.base.split(";") if x.strip())
     if (args.base and not args.name) or not re.fullmatch(r"[a-z0-9_]*", args.name):
         ap.error("--base needs --name; --name is lower-case letters, digits and _")
-    extra = [x for x in (args.sft_loops, args.sft_early, args.sft_early_long) if x]
+    extra = [x for x in (args.sft_loops, args.sft_early, args.sft_early_long, args.sft_wrong_last) if x]
     if (extra or args.metric) and not args.name:
         ap.error(
-            "--sft-loops, --sft-early(-long) and --metric change the study: name the variant with --name"
+            "--sft-loops, --sft-early(-long), --sft-wrong-last and --metric change the study: name the variant "
+            "with --name"
         )
     if len(extra) > 1:
-        ap.error("--sft-loops, --sft-early, --sft-early-long: one extra SFT stage at a time")
+        ap.error(
+            "--sft-loops, --sft-early, --sft-early-long, --sft-wrong-last: one extra SFT stage at a time"
+        )
     if args.quick:  # same corpus and SFT policy as the study, its own run directories
         args.only, args.seeds, args.steps, args.probe_n, args.tag = (
             "dynamic_sampling",
@@ -840,6 +921,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         ("loops", args.sft_loops, "loop"),
         ("early", args.sft_early, "stop a step early"),
         ("early_long", args.sft_early_long, f"stop a step early (chains of {LONG_CHAIN}+ operations only)"),
+        ("wrong_last", args.sft_wrong_last, "get the last value wrong"),
     ):
         if share:
             init = extra_stage(args.work, records, init, kind=kind, share=share, steps=args.sft_loop_steps,

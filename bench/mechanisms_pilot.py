@@ -1,7 +1,7 @@
 """Precondition pilot for clip-higher: does the upper clip bound bind at all in a setting?
 
 Runs only the arm WITH every technique (the `dapo` recipe of bench/mechanisms.py), one seed, a few steps,
-and prints per step what the precondition reads: `clip_frac_high` (share of tokens whose ratio passed
+and prints per step the training accuracy and what the precondition reads: `clip_frac_high` (share of tokens whose ratio passed
 1 + eps_high with a positive advantage), `kl_old`, entropy, informative groups and, on chain prompts, the
 share of trained groups whose first response writes every step (all chains, and long chains only). No arm without, no held-out accuracy: a
 pilot must not peek at the comparison it decides whether to run.
@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> dict:
     complete = first_complete(run, train) if rows else []
     long = first_complete(run, train, min_ops=M.LONG_CHAIN) if rows else []
     for x, e, c, lc in zip(rows, eff, complete, long, strict=False):
-        print(f"step {x['step']:3d}  clip_frac_high {x['clip_frac_high']:.4f}  kl_old {x['kl_old']:.4f}  "
+        print(f"step {x['step']:3d}  acc {x.get('acc', float('nan')):.3f}  clip_frac_high {x['clip_frac_high']:.4f}  "
+              f"kl_old {x['kl_old']:.4f}  "
               f"entropy {x['entropy']:.3f}  informative groups {e}  complete {c}  complete_long {lc}")  # fmt: skip
     cfh = [x["clip_frac_high"] for x in rows]
     out = {"status": r["status"], "steps": len(rows), "clip_frac_high": sum(cfh) / len(cfh) if cfh else None,
