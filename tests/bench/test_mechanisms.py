@@ -291,6 +291,59 @@ def test_early_long_scratchpads_stop_early_only_on_long_chains(mech, tmp_path):
     assert mech.operations("What is 2 + 2?") == 0
 
 
+def test_wrong_last_scratchpads_miss_only_the_last_value_and_answer_what_they_wrote(mech, tmp_path):
+    """The seventh clip-higher variant's SFT data: a share of scratchpads writes every gold step but gets the
+    last value wrong by 1-9 (never below 0), and answers the value it wrote: many wrong values, one right."""
+    from mathdata.store import read_table
+
+    rows, src = _chain_records(tmp_path, seed=8)
+    out = read_table(mech.wrong_last_records(src, tmp_path / "out", share=0.95, seed=1), filter_status="kept")
+    wrong, offsets = 0, set()
+    for r, sol in zip(rows, out.column("solution").to_pylist(), strict=True):
+        if sol == r["solution"]:
+            continue
+        wrong += 1
+        lines, gold = sol.splitlines(), r["solution"].splitlines()
+        assert lines[:-2] == gold[:-2] and len(lines) == len(
+            gold
+        )  # every step written, all but the last gold
+        assert mech.writes_every_step(r["problem"], sol) and not mech.chain_ok_prefix(sol)
+        written = int(mech.STEP_RE.fullmatch(lines[-2])[5])
+        assert (
+            written >= 0 and 1 <= abs(written - int(r["answer"])) <= 9 and lines[-1] == f"Answer: {written}"
+        )
+        offsets.add(written - int(r["answer"]))
+    assert 0.9 < wrong / len(rows) < 0.99 and len(offsets) >= 15  # spread over many wrong values
+
+
+def test_gold_steps_rebuild_the_worked_scratchpad_from_the_prompt(mech, tmp_path):
+    rows, _ = _chain_records(tmp_path, seed=9)
+    for r in rows:
+        assert "\n".join(mech.gold_steps(r["problem"])) + f"\nAnswer: {r['answer']}" == r["solution"]
+    assert mech.gold_steps("What is 2 + 2?") == []
+
+
+def test_last_value_probability_is_high_for_the_trained_policy_and_low_for_an_untrained_one(mech, tmp_path):
+    """Teacher-forced P(right last value): the shipped SFT policy writes its gold steps, so near 1; the same
+    architecture with fresh weights spreads over the vocabulary, so near 0."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from trainer.model import load_model, load_tokenizer
+
+    rows, _ = _chain_records(tmp_path, seed=10)
+    prompts = [r["problem"] for r in rows[:6]]
+    tok = load_tokenizer(mech.SHIPPED_SFT)
+    trained = load_model(mech.SHIPPED_SFT).eval()
+    torch.manual_seed(0)
+    fresh = AutoModelForCausalLM.from_config(trained.config).eval()
+    with torch.no_grad():
+        high = mech.last_value_prob(trained, tok, prompts)
+        low = mech.last_value_prob(fresh, tok, prompts)
+        assert mech.last_value_prob(trained, tok, ["What is 2 + 2?"]) is None
+    assert high > 0.8 and low < 0.01
+
+
 def test_another_headline_decides_shown_and_names_its_metric(mech):
     withs = [_run(s, repetition=0.10 + 0.001 * s, wrong_length=60.0 + s) for s in range(5)]
     withouts = [_run(s, repetition=0.25 + 0.002 * (s % 2), wrong_length=60.0 + [9, -9, 4, -4, 0][s])
@@ -304,7 +357,13 @@ def test_another_headline_decides_shown_and_names_its_metric(mech):
 
 
 @pytest.mark.parametrize(
-    "flags", [["--metric", "repetition"], ["--sft-loops", "0.3"], ["--sft-early", "0.8"]]
+    "flags",
+    [
+        ["--metric", "repetition"],
+        ["--sft-loops", "0.3"],
+        ["--sft-early", "0.8"],
+        ["--sft-wrong-last", "0.95"],
+    ],
 )
 def test_a_changed_study_must_be_named(mech, flags):
     with pytest.raises(SystemExit):
