@@ -394,6 +394,44 @@ def _unit_in_statement(unit: str, problem: str) -> bool:
     )
 
 
+_WORD = re.compile(r"(?<![A-Za-z\\])[A-Za-z]{2,}(?![A-Za-z])")  # a word (not a LaTeX command's name)
+
+
+# the answer line a worked solution ends with (MetaMathQA's `The answer is: 36`, GSM8K's `#### 36`)
+_SOLUTION_ANSWER_LINE = re.compile(
+    r"(?:\bThe\s+(?:final\s+)?answer\s+is\s*:?|^\s*####)\s*(.+?)\s*\.?\s*\Z", re.I | re.M
+)
+
+
+def solution_answer(raw: str) -> str | Miss | None:
+    """A key that is a worked solution (six words or more of prose): the answer it names by its dataset's
+    convention, the content of its answer box (MATH's `solution`: `... so the graph has $\\boxed{2}$ vertical
+    asymptotes.`, a percent sign right after the box kept) or its last line `The answer is: 36` / `#### 36`
+    (MetaMathQA, GSM8K). Not a value found in the working. Boxes of different values, or a box and an answer
+    line that disagree, are several answers (a Miss); a key that is no written solution (a bare box, `\\boxed{12}
+    \\text{ cm}`) is None, left to the rules as it is."""
+    from verifiers.extract import boxed_spans
+
+    spans = boxed_spans(raw) if "box" in raw else []
+    line = _SOLUTION_ANSWER_LINE.search(raw[spans[-1][1] :] if spans else raw)
+    if not spans and not line:
+        return None
+    cuts = [0, *[x for span in spans for x in span], len(raw)]  # the text between the boxes
+    outside = " ".join(raw[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2))
+    if len(_WORD.findall(outside[: line.start()] if line and not spans else outside)) < 6:
+        return None  # six words of prose around the box or before the line: a written solution
+    values = {re.sub(r"\s+|\$", "", raw[a:b]) for a, b in spans}
+    if line:
+        values.add(re.sub(r"\s+|\$", "", line.group(1)))
+    if len(values) > 1:
+        return Miss("a worked solution that gives several different values (boxes or an answer line)")
+    if not spans:
+        return line.group(1).strip()
+    a, b = spans[-1]
+    percent = re.match(r"\}?\s*\$?\s*\\?%", raw[b:])
+    return raw[a:b].strip() + ("%" if percent else "")
+
+
 def parse_answer(
     answer: str,
     *,
@@ -416,6 +454,11 @@ def parse_answer(
     # worksheets' `5/6` in a code span and `23.4 + 15.7 = **39.1**` in bold
     raw = _MARKDOWN_EMPHASIS.sub(lambda m: m.group(1) or m.group(2), raw.strip().strip("`"))
     raw = KEY_LABEL.sub("", raw.strip())  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: the key's own label
+    boxed = solution_answer(raw)
+    if isinstance(boxed, Miss):
+        return boxed
+    if boxed is not None:  # a worked solution (MATH's `solution`, MetaMathQA's): its answer box or line
+        return parse_answer(boxed, problem_asks_equation=problem_asks_equation, problem=problem, units=units)
     raw = _SPAN_THEN_WORDS.sub(r"\1", raw)  # `$100$ zł`, `$32768$ sposobów`: the number out of its math span
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states

@@ -43,6 +43,7 @@ from verifiers.extract import (
     count_in_words,
     cut_debris,
     extract,
+    extract_boxed,
     number_in_words,
     result_stated_after,
     without_closing_remarks,
@@ -518,10 +519,24 @@ def _unit_beside_differs(pred: str, gold: str, v: Verdict, deadline: float) -> b
 
 
 def _contradicted_after(pred: str, v: Verdict) -> bool:
-    """A box (or `####` line) whose value a later last sentence contradicts with a result of its own
-    (`$\\boxed{6}$ students ... There are 30 ways.`): two answers, so neither earns credit."""
-    if not v.pred or not _PLAIN_DECIMAL.fullmatch(v.pred) or ("#" not in pred and "boxed" not in pred):
+    """A box, `####` line or answer line whose value a later last sentence contradicts with a result of its own
+    (`$\\boxed{6}$ students ... There are 30 ways.`, `Answer: 540` then `Check: ... his weekly total is 180
+    meters.`): two answers, so neither earns credit."""
+    if not v.pred or not _PLAIN_DECIMAL.fullmatch(v.pred):
         return False
+    if "#" not in pred and "boxed" not in pred:
+        tail = pred[-600:]
+        k = max(tail.rfind("nswer"), tail.rfind("NSWER"))
+        nl = tail.find("\n", k) if k >= 0 else -1
+        if nl < 0 or not tail[nl:].strip():
+            return False  # no answer line with lines after it (the common case, decided without a regex)
+        debris = cut_debris(pred)
+        at = _ANSWER_LINE_START.search(debris[-600:])
+        if at is None:
+            return False
+        end = debris.find("\n", len(debris) - 600 + at.end() if len(debris) > 600 else at.end())
+        stated = result_stated_after(debris, end) if end > 0 else None
+        return stated is not None and float(stated) != float(v.pred) and extract(pred).how == "answer_line"
     last = max(pred.rfind("boxed"), pred.rfind("####"))
     close = pred.find("}", last) if pred.startswith("boxed", last) else pred.find("\n", last)
     if close < 0 or not any(c.isdigit() for c in pred[close:]):
@@ -530,6 +545,13 @@ def _contradicted_after(pred: str, v: Verdict) -> bool:
     if stated is None or float(stated) == float(v.pred):
         return False
     return extract(pred).how in ("boxed", "gsm8k")  # (rare) the value came from that box or line
+
+
+# the last `Answer: 540` line of a response (`_contradicted_after`)
+_ANSWER_LINE_START = re.compile(
+    r"(?:^|\n)[ \t*#]*(?:final[ \t]+)?answer[ \t*]*[:：][^\n]*(?![\s\S]*\n[ \t*#]*(?:final[ \t]+)?answer[ \t*]*[:：])",
+    re.I,
+)
 
 
 # a last line after the answer that is one computation and its result: `(9 × 476 = 4248)`
@@ -964,6 +986,12 @@ def _letter_conflict(
             value = stated.group(1)
             if not any(_compare(value, text, deadline).equivalent for text in opts.values()):
                 return True
+        # `Therefore, $\boxed{m+n=6+21=27}$. The answer is E.` where E is 14: a box just before the letter gives a
+        # number (its last member) that is not the letter's option
+        boxed = extract_boxed(pred[-600:]) if "box" in pred[-600:] else None
+        last = boxed.rsplit("=", 1)[-1].strip() if boxed else ""
+        if _PLAIN_DECIMAL.fullmatch(last) and len(option) == 1 and float(last) != float(option[0]):
+            return True
     if v.reason == "choice_match" and v.extracted and forms.choice(str(v.extracted)) is None:
         deadline = time.monotonic() + 0.5
         same = [k for k, text in opts.items() if _compare(str(v.extracted), text, deadline).equivalent]

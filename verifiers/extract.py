@@ -350,6 +350,11 @@ def _top_boxes(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def boxed_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the content of every box not inside another, in order (`text[start:end]` is it)."""
+    return _top_boxes(text)
+
+
 def extract_boxed(text: str) -> str | None:
     """Content of the last `\\boxed{...}` / `\\fbox{...}` with nested braces (linear scan)."""
     boxes = _boxes(text)
@@ -577,11 +582,24 @@ def _last_lines_answer(text: str, lo: int = 0, hi: int | None = None) -> tuple[s
     return _NO_LINE
 
 
+# an answer heading on a line of its own, its value on the last line (PRM800K's steps end `# Answer\n\n29`;
+# `## Final Answer`, `**Answer**`)
+_ANSWER_HEADING = re.compile(
+    r"(?:^|\n)[ \t]*(?:#{1,6}[ \t]*|\*\*)(?:final[ \t]+)?answer[ \t]*:?[ \t]*(?:\*\*)?:?[ \t]*\n"
+    r"(?:[ \t]*\n)*[ \t]*(?P<ans>[^#\s][^\n]*?)[ \t]*\n?\s*\Z",  # (a `#### 2000` line under it is read as such)
+    re.IGNORECASE,
+)
+
+
 def _answer_line_at(text: str) -> tuple[str | None, int, int]:
-    """The last answer line (or inline `Final Answer:`): (value, start, end of its line)."""
+    """The last answer line (or inline `Final Answer:`, or the value under an answer heading at the end):
+    (value, start, end of its line)."""
     found = _last_lines_answer(text)
     if found[0] is not None:
         return found
+    if "nswer" in text[-_TAIL:] and (m := _ANSWER_HEADING.search(text, max(0, len(text) - _TAIL))):
+        simple = _SIMPLE_VALUE.fullmatch(m.group("ans"))
+        return (simple.group(1) if simple else _answer_value(m.group("ans"))), m.start("ans"), m.end("ans")
     last = None
     for m in _ANSWER_LINE.finditer(text):
         if m.group("ans").strip():
@@ -761,13 +779,16 @@ def _last_box_end(text: str) -> int:
     return -1
 
 
-def result_stated_after(text: str) -> str | None:
-    """The number that a sentence after the last box's sentence (or after the last `####` line) states as a result,
-    when the response's last sentence does (`$\\boxed{6}$ students. ... There are 30 ways.`: 30), else None. Its
-    own sentence's words after a box (`$x = \\boxed{5}$ and $y = 3$`) are not a later statement."""
+def result_stated_after(text: str, line_end: int = -1) -> str | None:
+    """The number that a sentence after the last box's sentence (or after the last `####` line, or after an answer
+    line ending at `line_end`) states as a result, when the response's last sentence does (`$\\boxed{6}$ students.
+    ... There are 30 ways.`: 30), else None. Its own sentence's words after a box (`$x = \\boxed{5}$ and $y = 3$`)
+    are not a later statement."""
     end = _last_box_end(text)
     marker = text.rfind("####")
-    if marker > end:
+    if line_end > max(end, marker):
+        end = line_end
+    elif marker > end:
         end = text.find("\n", marker)
     elif end >= 0:
         stop = _SENTENCE_END.search(text, end + 1)

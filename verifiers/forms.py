@@ -774,6 +774,13 @@ _SPEED_UNITS = (
 )
 
 
+# what "how many" counts (`How many bolts ...`); `how many more`, `how many of` and a verb after it name nothing
+_HOW_MANY_COUNTED = re.compile(r"\bhow\s+many\s+([A-Za-z]+)", re.I)
+_NO_NOUN = frozenset({"do", "does", "did", "are", "is", "were", "was", "will", "would", "can", "could", "should",
+                      "more", "less", "fewer", "of", "times", "total", "in", "different", "distinct", "possible",
+                      "such", "other", "whole", "real", "positive", "negative", "integer", "integers"})  # fmt: skip
+
+
 def unit_not_used(answer: str, gold: str, question: str) -> bool:
     """An answer whose unit is not the one the question asks (`8 hours` for "how many minutes", `166 cm^3` for
     "in cm^2"), or, when it asks none, not one it works in where it works in others of that dimension (`45 seconds`
@@ -795,6 +802,16 @@ def unit_not_used(answer: str, gold: str, question: str) -> bool:
     asked = asked_unit(q)
     if asked is not None:
         return asked != u
+    counted = _HOW_MANY_COUNTED.search(_asking_sentence(question))
+    if (
+        counted
+        and _unit_of(counted.group(1).lower()) is None
+        and counted.group(1).lower() not in _NO_NOUN
+        and re.fullmatch(
+            r"\s*-?\d[\d.,]*\s*[A-Za-z]{3,}\.?\s*", answer
+        )  # the unit a word right after the number
+    ):
+        return True  # `3 quarts` for "How many bolts does it take?": a measure where a count is asked
     used = {_unit_of(w.lower()) for w in _UNIT_WORDS.findall(q)} - {None}
     used |= {
         length for length, speed in _SPEED_UNITS if speed.search(q)

@@ -112,6 +112,7 @@ NON_INTEGER_FLOOR = {
     "Y3": 0.35,  # 10/25
     "X3": 0.35,  # 6/15
     "W3": 0.0,  # 0/8: fractions of money and measures in worked sentences, the LLM's
+    "A4": 0.8,  # 40/47: MATH solutions whose answer box is a fraction or a radical
     "U3": 0.3,  # 6/17: worked probability keys in sentences, the LLM's  # 28/44: compound-interest keys written as expressions with decimals (`7000(1.04)^{12}`), worked quant keys
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
@@ -539,6 +540,7 @@ ALL_SETS = [
     "X3",
     "Y3",
     "Z3",
+    "A4",
 ]
 # sets of 150 labels or more (old, new, S2, L and O3 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3"}
