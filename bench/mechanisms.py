@@ -98,7 +98,7 @@ METRIC_LABELS = {
     "acc": "accuracy, held-out",
     "complete": "responses that write every step (reach the last operation), held-out",
     "complete_long": "responses to long chains (7-12 operations) that write every step, held-out",
-    "last_value_p": "P(right last value | gold steps before it), teacher-forced, held-out",
+    "last_value_p": "P(right last value given the gold steps before it), teacher-forced, held-out",
 }
 SECONDARY = ["acc", "last_value_p", "complete", "complete_long", "entropy_late", "effective_prompts", "wrong_length", "repetition", "truncation", "reward_noise",
              "generated", "skipped_steps", "clip_frac_high"]  # fmt: skip
