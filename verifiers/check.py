@@ -531,11 +531,8 @@ def _contradicted_after(pred: str, v: Verdict) -> bool:
         if nl < 0 or not tail[nl:].strip():
             return False  # no answer line with lines after it (the common case, decided without a regex)
         debris = cut_debris(pred)
-        at = _ANSWER_LINE_START.search(debris[-600:])
-        if at is None:
-            return False
-        end = debris.find("\n", len(debris) - 600 + at.end() if len(debris) > 600 else at.end())
-        stated = result_stated_after(debris, end) if end > 0 else None
+        lines = list(_ANSWER_LINE.finditer(debris, max(0, len(debris) - 600)))
+        stated = result_stated_after(debris, lines[-1].end()) if lines else None
         return stated is not None and float(stated) != float(v.pred) and extract(pred).how == "answer_line"
     last = max(pred.rfind("boxed"), pred.rfind("####"))
     close = pred.find("}", last) if pred.startswith("boxed", last) else pred.find("\n", last)
@@ -547,11 +544,8 @@ def _contradicted_after(pred: str, v: Verdict) -> bool:
     return extract(pred).how in ("boxed", "gsm8k")  # (rare) the value came from that box or line
 
 
-# the last `Answer: 540` line of a response (`_contradicted_after`)
-_ANSWER_LINE_START = re.compile(
-    r"(?:^|\n)[ \t*#]*(?:final[ \t]+)?answer[ \t*]*[:：][^\n]*(?![\s\S]*\n[ \t*#]*(?:final[ \t]+)?answer[ \t*]*[:：])",
-    re.I,
-)
+# an `Answer: 540` line (`_contradicted_after` reads the last one)
+_ANSWER_LINE = re.compile(r"^[ \t*#]*(?:final[ \t]+)?answer[ \t*]*[:：][^\n]*", re.I | re.M)
 
 
 # a last line after the answer that is one computation and its result: `(9 × 476 = 4248)`
