@@ -172,6 +172,11 @@ def _hedged(pred: str, gold: str) -> bool:
 _PLAIN_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
 
 
+# a truth value in words: a yes/no answer to a true/false gold (`Is x - 1 a factor?` keyed `false`, answered `No`)
+_TRUTH_WORDS = {"true": True, "yes": True, "vrai": True, "wahr": True, "verdadero": True,
+                "false": False, "no": False, "faux": False, "falsch": False, "falso": False}  # fmt: skip
+
+
 def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str | None:
     """Cheap comparison of two normalised scalars: True/False, a reason slug, or None (= symbolic).
 
@@ -198,6 +203,9 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
     if _WORDY.fullmatch(pred) and _WORDY.fullmatch(gold):
         if len(pred) == 1 or len(gold) == 1:  # a single letter is a variable: `x` is not `X`
             return pred == gold
+        p_truth, g_truth = _TRUTH_WORDS.get(pred.casefold()), _TRUTH_WORDS.get(gold.casefold())
+        if p_truth is not None and g_truth is not None:
+            return p_truth == g_truth  # `No` for the gold `false` (TheoremQA), `vrai` for `True`
         return pred.casefold() == gold.casefold()  # `\text{Yes}` / `yes`, `Monday` / `monday`
     if (gv is not None and _WORDY.fullmatch(pred)) or (pv is not None and _WORDY.fullmatch(gold)):
         return False  # a number is never a bare word or letter

@@ -724,8 +724,10 @@ _ARTICLE = re.compile(
 _VALUE_THEN_WORDS = re.compile(
     r"((?:[₹€£¥₩₫฿₽]|R\$|Rp|shilingi\s)?\s*[-−–]?\s*%?\d[\d.,'\u066b\u066c\u00a0\u202f\u2009 ]*"
     r"(?:\s*(?:分の|분의|分之)\s*\d+|\s*[万亿만억])?(?:\s*%)?)"
-    r"\s*(?:(?:[A-Za-z]{1,4})?'(?:d[ıiuü]r|t[ıiuü]r)|[^\x00-\x7f\d][^\d$\\]*)"
-)
+    r"\s*(?:(?:[A-Za-z]{1,4})?'(?:d[ıiuü]r|t[ıiuü]r)|(?!["
+    + "πΠ√∛∜²³¹⁰⁴⁵⁶⁷⁸⁹⁻⁺ⁿ·×÷∞±∓⁄"
+    + r"])[^\x00-\x7f\d][^\d$\\]*)"
+)  # (a math sign after the value is part of it: `2π`, `5²`, `2√3` are no value then words)
 # Chinese words leading to the value, and a measure word after it (`拿走了34把`, `一共有 34 把椅子`)
 _CJK_LEAD = re.compile(
     r"[\u4e00-\u9fff，：:\s]+([-+(\[{$\\A-Za-z0-9\uff10-\uff19][^\u4e00-\u9fff]*?)\s*[\u4e00-\u9fff（）]*"
