@@ -579,7 +579,9 @@ def test_enough_labels(scored):
         name == "O3"
     ):  # the labeller found few free-response contest files not used before: 125 rows (its notes)
         assert result["cases"] >= 120, result["cases"]
-    elif name == "B4":  # the labeller found five unused solution-key corpora in its time: 136 rows (its notes)
+    elif (
+        name == "B4"
+    ):  # the labeller found five unused solution-key corpora in its time: 136 rows (its notes)
         assert result["cases"] >= 130, result["cases"]
     else:  # issue 21: at least 300 new decisions, at least 100 science/applied decimals
         applied = sum(
