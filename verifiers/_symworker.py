@@ -30,7 +30,13 @@ _MEMORY_HEADROOM = 2 << 30  # bytes of address space a worker may add before Mem
 CPU_SLACK = 2.0  # CPU seconds a task may use beyond its wall-clock budget before SIGXCPU
 
 
+# a decimal under a root or in an exponent, which the parser would evaluate to a float at once (`\\sqrt{0.51}` read as
+# 0.714142842854285): written as the fraction it is first, so that `10\\sqrt{0.51}` stays `\\sqrt{51}`
+_DECIMAL_INSIDE = re.compile(r"(\\sqrt(?:\[[^\]]*\])?\{|\^\{)\s*(\d+)\.(\d+)\s*\}")
+
+
 def _parse(text: str):
+    text = _DECIMAL_INSIDE.sub(lambda m: f"{m[1]}\\frac{{{int(m[2] + m[3])}}}{{{10 ** len(m[3])}}}}}", text)
     got = parse(f"${text}$", extraction_config=_LATEX, parsing_timeout=None, raise_on_error=False)
     if any(not isinstance(x, str) for x in got):
         return got

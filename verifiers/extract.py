@@ -714,7 +714,7 @@ _UNFINISHED = re.compile(
     r"(?:,\s*but|\bbut we|\bthen we|\bnext we|\bwe (?:must|need to|have to))\b[^.!?$]*$", re.I
 )
 _BECAUSE = re.compile(
-    r",\s*(?:because|since|as|which|so that|porque|ya que|car|parce que|puisque|weil|denn|da|perché|poiché|pois"
+    r",\s*(?:because|since|as|which|so that|namely|i\.e\.|porque|ya que|car|parce que|puisque|weil|denn|da|perché|poiché|pois"
     r"|потому что|так как|karena|sebab|çünkü|vì|bởi vì|not)\b",
     re.IGNORECASE,
 )
@@ -929,6 +929,8 @@ def _prose_value(text: str) -> str | None:
         last_cop = m
     if last_cop is not None and (not spans or last_cop.start() >= spans[-1].end()):
         value = _strip_wrapping(_BOLD_PAIR.sub(r"\1", sent[last_cop.end() :]))  # `= **204** minutes`
+        if ", " in value:  # `is 27, namely 8 + 9 + 10`: the clause after the value is no part of it
+            value = _BECAUSE.split(value, 1)[0]
         so = _SO_CLAUSE.search(value) if ", " in value else None
         if so:  # `= 243 · 10^{15}, so it has 18 digits`: the number the concluding clause counts
             counted = _ONE_NUMBER.fullmatch(so.group(1))

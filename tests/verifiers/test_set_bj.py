@@ -1,5 +1,6 @@
-"""Classes from blind set BJ (issue 21): a yes/no answer to a true/false gold (TheoremQA keys `true` and `false`), and
-a value with a Unicode math sign after it (`the answer is 2π.`), which is not a value followed by words."""
+"""Classes from blind sets BJ and BK (issue 21): a yes/no answer to a true/false gold (TheoremQA keys `true` and `false`), and
+a value with a Unicode math sign after it (`the answer is 2π.`), which is not a value followed by words; a decimal
+under a root (`10\\sqrt{0.51}`), and a clause after a stated value (`is 27, namely 8 + 9 + 10`)."""
 
 import pytest
 
@@ -38,3 +39,33 @@ def test_a_yes_or_no_answers_a_true_or_false_gold(pred, gold, want):
 )
 def test_a_math_sign_after_the_value_is_part_of_it(pred, gold, want):
     assert verifiers.check(pred, gold).equivalent is want
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "want"),
+    [
+        ("Thus $DE = 10 \\sqrt{0.51}$.\n<answer>10\\sqrt{0.51}</answer>", "\\sqrt{51}", True),  # set BK
+        ("<answer>2\\sqrt{0.5}</answer>", "\\sqrt{2}", True),
+        ("<answer>10\\sqrt{0.52}</answer>", "\\sqrt{51}", False),
+        ("<answer>2^{0.5}</answer>", "\\sqrt{2}", True),
+    ],
+)
+def test_a_decimal_under_a_root_is_the_fraction_it_writes(pred, gold, want):
+    assert verifiers.check(pred, gold).equivalent is want
+
+
+@pytest.mark.parametrize(
+    ("pred", "want"),
+    [
+        (
+            "The smallest positive perfect cube that is a sum of three consecutive integers is 27, namely 8 + 9 + 10.",
+            True,
+        ),
+        (
+            "The smallest positive perfect cube that is a sum of three consecutive integers is 64, namely 21 + 22 + 21.",
+            False,
+        ),
+    ],
+)
+def test_a_clause_after_the_stated_value_is_no_part_of_it(pred, want):
+    assert verifiers.check(pred, "27").equivalent is want
