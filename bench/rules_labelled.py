@@ -131,6 +131,8 @@ LABELS_Z3 = [DATA / "rule_labels_Z3.jsonl"]
 LABELS_A4 = [DATA / "rule_labels_A4.jsonl"]
 # keys that are written solutions: GSM8K train (`#### N`), MATH-format training records, a synthetic corpus (2026-11-30)
 LABELS_B4 = [DATA / "rule_labels_B4.jsonl"]
+# non-English keys as solutions or answer sentences: Math23K and Ape210K, gaokao fill-in, Portuguese, Korean, Russian (2026-11-30)
+LABELS_C4 = [DATA / "rule_labels_C4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -184,6 +186,7 @@ SETS = {
     "Z3": LABELS_Z3,
     "A4": LABELS_A4,
     "B4": LABELS_B4,
+    "C4": LABELS_C4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -338,7 +338,8 @@ _MIXED = re.compile(r"(-?)(\d+)\s+(\d+)\s*/\s*(\d+)")
 _SPACING = r"(?:\s|~|\\[ ,;:!]|\\q?quad\b)+"
 _SIDE_BY_SIDE = re.compile(r"\d" + _SPACING + r"-?\d")
 _WHOLE_BEFORE_BRACKETED_FRACTION = re.compile(
-    r"(?<![\d.^_{])\d+\s*(?:\\left\s*)?\(\s*(?:\d+\s*/\s*\d+|\\[dt]?frac\s*\{?\s*\d+\s*\}?\s*\{?\s*\d+\s*\}?)\s*(?:\\right\s*)?\)"
+    r"(?<![\d.^_{])\d+\s*(?:\\left\s*)?\(\s*(?:\(?\s*\d+\s*\)?\s*/\s*\(?\s*\d+\s*\)?|\\[dt]?frac\s*\{?\s*\d+\s*\}?\s*\{?\s*\d+\s*\}?)\s*"
+    r"(?:\\right\s*)?\)"  # (Math23K brackets the parts too: `7((2)/(3))`)
 )
 _TIMES_BEFORE_BRACKET = re.compile(r"(?<=[\d)\]}])\s*(?=(?:\\left\s*)?\()")
 
@@ -448,6 +449,9 @@ def parse_answer(
 
     if answer is None or not str(answer).strip():
         return Miss("empty answer", llm=False)
+    answer = (
+        float_rendering(str(answer)) or answer
+    )  # `59.99999999999999`: the value a float printed stands for
     raw = re.sub(
         r",\\!\s*", ",", _LAYOUT_TAIL.sub("", undoubled_backslashes(str(answer)))
     )  # 11,\! 111,\! 100: LaTeX thousands separators
@@ -1388,6 +1392,37 @@ def decimal_comma(problem: str, answer: str) -> str:
     return f"{m.group(1)}.{m.group(2)}{str(answer)[m.end() :]}"
 
 
+# a key printed from binary floating point (Math23K's `14.399999999999999`, `676.0000000000003`): 12 decimals or more
+_FLOAT_PRINT = re.compile(r"\s*(-?\d+\.\d{12,})\s*")  # (searched in a statement, a number printed so)
+
+
+def float_rendering(answer: str) -> str | None:
+    """The value a key printed from binary floating point stands for when it is whole or a terminating decimal
+    (`59.99999999999999` -> `60`, `14.399999999999999` -> `14.4`): the fraction with denominator at most 1000 within
+    1e-12 (relative) of it, when the key has 15 significant digits or more (a double's own precision). Not a search
+    over the statement: a double printed to its full precision names one small fraction. A repeating value
+    (`0.6666666666666667`) stays as written (a labeller reads such a key as an approximation the question did not
+    ask for), and None is returned for any other key."""
+    m = _FLOAT_PRINT.fullmatch(answer or "")
+    if m is None or len(m.group(1).replace("-", "").replace(".", "").lstrip("0")) < 15:
+        return None
+    x = Fraction(m.group(1))
+    f = x.limit_denominator(1000)
+    if abs(f - x) > Fraction(1, 10**12) * max(1, abs(x)):
+        return None
+    den = f.denominator
+    while den % 2 == 0 or den % 5 == 0:
+        den //= 2 if den % 2 == 0 else 5
+    if den != 1:
+        return None
+    if f.denominator == 1:
+        return str(f.numerator)
+    digits = next(d for d in range(1, 40) if (f * 10**d).denominator == 1)
+    return (
+        f"{float(f):.{digits}f}"  # written as the decimal it is, so the decimal rules decide it as for `14.4`
+    )
+
+
 def apply_rules(
     problem: str,
     answer: str,
@@ -1406,6 +1441,13 @@ def apply_rules(
     `keyed_option`: the answer is the value of the option a multiple-choice key names.
     """
     asks_equation = bool(re.search(r"\bequation\b|方程|directrix|asymptote|准线|渐近线", problem or "", re.I))
+    printed = float_rendering(str(answer)) if answer else None
+    if printed is not None and _FLOAT_PRINT.search(problem or ""):
+        return Miss(
+            "the statement's own numbers are binary float prints: its exact answer is their literal arithmetic"
+        )
+    if printed is not None:  # `59.99999999999999`: the value the float stands for, read as if written so
+        answer = printed
     answer = decimal_comma(problem, answer)
     groups = digit_groups_miss(problem, answer)
     if groups is not None:
@@ -1481,7 +1523,7 @@ def apply_rules(
         return Miss(
             "the statement asks for all values: a one-value key claims a singleton set; a solver must confirm"
         )
-    proof = []
+    proof = [f"the key is a binary float's rendering of {printed}"] if printed is not None else []
     if unit:
         # the question asks for the unit, or every option wrote it (`Options: 3% / 4% / 5%`)
         writes_degrees = (
