@@ -449,20 +449,19 @@ def parse_answer(
 
     if answer is None or not str(answer).strip():
         return Miss("empty answer", llm=False)
-    answer = (
-        float_rendering(str(answer)) or answer
-    )  # `59.99999999999999`: the value a float printed stands for
+    # `59.99999999999999`: the value a float printed stands for
+    answer = float_rendering(str(answer)) or answer
     raw = re.sub(
         r",\\!\s*", ",", _LAYOUT_TAIL.sub("", undoubled_backslashes(str(answer)))
     )  # 11,\! 111,\! 100: LaTeX thousands separators
     # worksheets' `5/6` in a code span and `23.4 + 15.7 = **39.1**` in bold
     raw = _MARKDOWN_EMPHASIS.sub(lambda m: m.group(1) or m.group(2), raw.strip().strip("`"))
     raw = KEY_LABEL.sub("", raw.strip())  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: the key's own label
-    boxed = solution_answer(raw)
-    if isinstance(boxed, Miss):
-        return boxed
-    if boxed is not None:  # a worked solution (MATH's `solution`, MetaMathQA's): its answer box or line
-        return parse_answer(boxed, problem_asks_equation=problem_asks_equation, problem=problem, units=units)
+    worked = solution_answer(raw)
+    if isinstance(worked, Miss):
+        return worked
+    if worked is not None:  # a worked solution (MATH's `solution`, MetaMathQA's): its answer box or line
+        return parse_answer(worked, problem_asks_equation=problem_asks_equation, problem=problem, units=units)
     raw = _SPAN_THEN_WORDS.sub(r"\1", raw)  # `$100$ zł`, `$32768$ sposobów`: the number out of its math span
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
@@ -1417,10 +1416,9 @@ def float_rendering(answer: str) -> str | None:
         return None
     if f.denominator == 1:
         return str(f.numerator)
+    # written as the decimal it is, so that the decimal rules decide it as they decide `14.4`
     digits = next(d for d in range(1, 40) if (f * 10**d).denominator == 1)
-    return (
-        f"{float(f):.{digits}f}"  # written as the decimal it is, so the decimal rules decide it as for `14.4`
-    )
+    return f"{float(f):.{digits}f}"
 
 
 def apply_rules(

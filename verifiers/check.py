@@ -539,7 +539,7 @@ def _contradicted_after(pred: str, v: Verdict) -> bool:
         if nl < 0 or not tail[nl:].strip():
             return False  # no answer line with lines after it (the common case, decided without a regex)
         debris = cut_debris(pred)
-        lines = list(_ANSWER_LINE.finditer(debris, max(0, len(debris) - 600)))
+        lines = list(_LAST_ANSWER_LINE.finditer(debris, max(0, len(debris) - 600)))
         stated = result_stated_after(debris, lines[-1].end()) if lines else None
         return stated is not None and float(stated) != float(v.pred) and extract(pred).how == "answer_line"
     last = max(pred.rfind("boxed"), pred.rfind("####"))
@@ -553,7 +553,7 @@ def _contradicted_after(pred: str, v: Verdict) -> bool:
 
 
 # an `Answer: 540` line (`_contradicted_after` reads the last one)
-_ANSWER_LINE = re.compile(r"^[ \t*#]*(?:final[ \t]+)?answer[ \t*]*[:：][^\n]*", re.I | re.M)
+_LAST_ANSWER_LINE = re.compile(r"^[ \t*#]*(?:final[ \t]+)?answer[ \t*]*[:：][^\n]*", re.I | re.M)
 
 
 # a last line after the answer that is one computation and its result: `(9 × 476 = 4248)`

@@ -776,6 +776,9 @@ _SPEED_UNITS = (
 
 # what "how many" counts (`How many bolts ...`); `how many more`, `how many of` and a verb after it name nothing
 _HOW_MANY_COUNTED = re.compile(r"\bhow\s+many\s+([A-Za-z]+)", re.I)
+_NUMBER_THEN_WORD = re.compile(
+    r"\s*-?\d[\d.,]*\s*[A-Za-z]{3,}\.?\s*"
+)  # `3 quarts`: the unit a word right after it
 _NO_NOUN = frozenset({"do", "does", "did", "are", "is", "were", "was", "will", "would", "can", "could", "should",
                       "more", "less", "fewer", "of", "times", "total", "in", "different", "distinct", "possible",
                       "such", "other", "whole", "real", "positive", "negative", "integer", "integers"})  # fmt: skip
@@ -807,9 +810,7 @@ def unit_not_used(answer: str, gold: str, question: str) -> bool:
         counted
         and _unit_of(counted.group(1).lower()) is None
         and counted.group(1).lower() not in _NO_NOUN
-        and re.fullmatch(
-            r"\s*-?\d[\d.,]*\s*[A-Za-z]{3,}\.?\s*", answer
-        )  # the unit a word right after the number
+        and _NUMBER_THEN_WORD.fullmatch(answer)
     ):
         return True  # `3 quarts` for "How many bolts does it take?": a measure where a count is asked
     used = {_unit_of(w.lower()) for w in _UNIT_WORDS.findall(q)} - {None}
