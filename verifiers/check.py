@@ -172,6 +172,14 @@ def _hedged(pred: str, gold: str) -> bool:
 _PLAIN_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
 
 
+# the option a MathQA-style response ends on, in lower case (`the answer is c.`, `therefore , d`, `answer: (b)`)
+_MATHQA_LETTER_AT_END = re.compile(
+    r"(?:\bthe\s+answer\s+is|\banswer\s*:|\btherefore\s*,?|\bthus\s*,?|\bhence\s*,?)\s*(?:option\s+)?\(?([a-e])\)?"
+    r"\s*\.?\s*\Z",
+    re.IGNORECASE,
+)
+
+
 # a truth value in words: a yes/no answer to a true/false gold (`Is x - 1 a factor?` keyed `false`, answered `No`)
 _TRUTH_WORDS = {"true": True, "yes": True, "vrai": True, "wahr": True, "verdadero": True,
                 "false": False, "no": False, "faux": False, "falsch": False, "falso": False}  # fmt: skip
@@ -375,6 +383,12 @@ def check(
         gold = gold.strip().upper()  # MathQA's gold `e` names its option `e ) 24`, not Euler's number
         if isinstance(pred, str) and re.fullmatch(r"\s*\(?[a-e]\)?\s*\.?\s*", pred):
             pred = pred.strip().strip(".").upper()  # a reply that is one option letter, `d`
+        elif isinstance(pred, str) and (named := _MATHQA_LETTER_AT_END.search(pred[-80:])):
+            # `... the answer is c.`, MathQA's rationale style `... therefore , d`: that option, said as an answer
+            pred = (
+                pred[: len(pred) - len(pred[-80:]) + named.start()]
+                + f"\nThe answer is {named.group(1).upper()}."
+            )
     if isinstance(gold, str) and ("（" in gold or "(" in gold or "①" in gold):
         gold = forms.value_part(gold) or gold  # `（1）证明见解析；（2）3+\sqrt{2}`: the part with a value
     try:

@@ -1791,6 +1791,15 @@ def _later_bold(text: str, after: int) -> str | None:
     return last
 
 
+# a value after one to three `#` that ends the text, the `#` starting it or a line (or after two spaces or a sentence's
+# end, where a log joined the lines): `... the cost price is Rs.300.  # 300`, `... is: # 78.20` (a prompt's `# <answer>`
+# format); `item #3` is no marker
+_HASH_VALUE_AT_END = re.compile(
+    r"(?:^|\n|\s\s|[.:]\s)[ \t]*#{1,3}[ \t]*(?P<ans>(?:Rs\.?[ \t]*|\$)?-?\$?[ \t]*\d[\d,]*(?:\.\d+)?[ \t]*%?(?:[ \t]+[A-Za-z]+){0,2})"
+    r"[ \t]*\.?\s*\Z"
+)
+
+
 def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
     """No answer line and no terminated box: `\boxed 5`, `####`, a sentence, then prose. A
     response that stops inside a math span it opened is cut off: nothing is read from its prose."""
@@ -1802,6 +1811,8 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
         g = _gsm8k(text)
         if g:
             return Extraction((g,), "gsm8k", "", depth)
+    if "#" in text[-40:] and (h := _HASH_VALUE_AT_END.search(text, max(0, len(text) - 40))):
+        return Extraction((h.group("ans").replace(",", "").strip(),), "gsm8k", "", depth)
     if not gold and _ends_in_open_math(text):  # the whole text: a tail could start inside a span
         return Extraction((), "none", "", depth)
     if _may_name_answer(text):
