@@ -133,6 +133,8 @@ LABELS_A4 = [DATA / "rule_labels_A4.jsonl"]
 LABELS_B4 = [DATA / "rule_labels_B4.jsonl"]
 # non-English keys as solutions or answer sentences: Math23K and Ape210K, gaokao fill-in, Portuguese, Korean, Russian (2026-11-30)
 LABELS_C4 = [DATA / "rule_labels_C4.jsonl"]
+# standardized-test banks: GRE, digital SAT, Common Core grade 6, SVAMP, MultiArith, GSM8K forks, a missing-premise SVAMP (2026-11-30)
+LABELS_D4 = [DATA / "rule_labels_D4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -187,6 +189,7 @@ SETS = {
     "A4": LABELS_A4,
     "B4": LABELS_B4,
     "C4": LABELS_C4,
+    "D4": LABELS_D4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

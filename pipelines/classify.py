@@ -80,7 +80,7 @@ _OUTSIDE_DATA = re.compile(
     r"subsequent|attached|provided) (table|chart|data|graph|exhibit|information|transactions)\b|"
     r"\b(table|chart|graph|exhibit) (below|above|shown)\b|\bin the table\b|\bfrom the (table|chart|graph)\b|"
     r"\b(based on|using|given|from) the (collected|provided|relevant|available) (data|information)\b|"
-    r"\bfor the relevant information\b|如下表|下表|表中|统计图|统计表"
+    r"\bfor the relevant information\b|\bthe scatter ?plot\b|\bthe line of best fit (?:shown|in the)\b|如下表|下表|表中|统计图|统计表"
     # German, Spanish, French, Italian, Portuguese charts and tables named (`aus dem Kreisdiagramm`, `la tabla`)
     r"|\b\w*diagramm\b|\bSchaubild|\b(?:der|die|dem|den) Tabelle\b|\b(?:el|del|la|en la) (?:gráfico|gráfica|tabla)\b"
     r"|\b(?:le|du|ce) (?:graphique|diagramme|tableau)\b|\b(?:il|la|nel|nella) (?:grafico|tabella)\b"
@@ -455,6 +455,68 @@ def no_data(text: str, answer: str | None) -> bool:
         # `How many edges does a cube have?`: no numbers, nothing missing
         return False
     return not _ANY_NUMBER.search(_YEAR.sub(" ", text or ""))
+
+
+# a `how many` question (`How many peaches are in the basket?`)
+_HOW_MANY = re.compile(r"\bhow\s+many\b", re.I)
+# words that carry no topic: what a question shares with any setup
+_FUNCTION_WORDS = frozenset({"about", "after", "again", "altogether", "also", "been", "before", "being", "does", "each",
+                             "every", "from", "have", "here", "into", "just", "left", "many", "more", "most", "much",
+                             "must", "need", "needs", "other", "over", "same", "some", "such", "than", "that", "their",
+                             "them", "then", "there", "these", "they", "this", "those", "total", "were", "what", "when",
+                             "where", "which", "while", "will", "with", "would", "your", "find", "time", "times",
+                             "first", "last", "next"})  # fmt: skip
+
+
+_SHORT_WORDS = frozenset({"how", "many", "do", "did", "is", "are", "was", "in", "of", "to", "the", "an", "he", "she",
+                          "it", "we", "you", "at", "on", "by", "for", "be", "if", "or", "and", "can", "has", "had",
+                          "his", "her", "him", "its", "our", "all", "any", "get", "got", "use", "now", "not", "one",
+                          "two", "out", "up", "so", "as", "per", "each", "there", "will", "would", "were"})  # fmt: skip
+
+
+# what competition and textbook questions count whatever their setup, and measures (a unit asked, `how many g`)
+_GENERIC_COUNTS = frozenset({"ways", "values", "possible", "distinct", "different", "numbers", "integers", "positive",
+                             "negative", "real", "ordered", "solutions", "roots", "pairs", "triples", "digits", "terms",
+                             "divisors", "factors", "lines", "points", "times", "more", "fewer", "less", "of",
+                             "elements", "subsets", "sequences", "arrangements", "outcomes", "combinations", "zeros",
+                             "zeroes", "nonnegative", "even", "odd", "prime", "primes", "multiples", "squares",
+                             "cubes", "total", "whole", "natural", "consecutive", "other", "such", "three", "two",
+                             "four", "five", "non"})  # fmt: skip
+_MEASURES = frozenset({"g", "mg", "kg", "mcg", "ml", "l", "litres", "liters", "litre", "liter", "cm", "mm", "m", "km",
+                       "grams", "milligrams", "kilograms", "meters", "metres", "units", "tablets", "capsules", "drops",
+                       "seconds", "minutes", "hours", "days", "weeks", "months", "years", "dollars", "cents", "degrees",
+                       "inches", "feet", "yards", "miles", "pounds", "ounces", "cups", "gallons", "quarts", "pints",
+                       "square", "cubic", "percent"})  # fmt: skip
+
+
+def asked_noun_absent(text: str) -> str | None:
+    """The `how many` question of a word problem that shares no word with the text before it (`In a school there are
+    458 more girls than boys. If there are 692 girls How many peaches are in the basket?`): a premise is missing (MiP-style
+    variants of SVAMP and GSM8K swap in another problem's question), so the key answers a problem that is not there.
+    Words of two letters or more count (a unit, `mL`, too), in singular or plural (`peach`, `peaches`), function words
+    not. Returns the
+    question's words; None when the question shares a word with the setup, the setup has no number, or the text is
+    not English."""
+    found = list(_HOW_MANY.finditer(text or ""))
+    if not found:
+        return None
+    before, question = text[: found[-1].start()], text[found[-1].start() :]
+    if not re.search(r"\d", before) or not text.isascii():
+        return None
+    counted = re.match(
+        r"how\s+many\s+(?:more\s+|fewer\s+|less\s+)?\$?\\?(?:text\{)?([A-Za-z]+)", question, re.I
+    )
+    if (
+        counted is None
+        or counted.group(1).lower() in _GENERIC_COUNTS
+        or counted.group(1).lower() in _MEASURES
+    ):
+        return None  # `how many ways`, `how many possible values`, `how many g`: asked of any setup
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", question)} - _FUNCTION_WORDS - _SHORT_WORDS
+    setup = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", before)}
+    stems = {w[:-1] if w.endswith("s") else w for w in setup} | setup
+    shared = {w for w in words if w in stems or (w.endswith("s") and w[:-1] in stems) or w[:-2] in stems}
+    return None if shared or not words else " ".join(sorted(words))
 
 
 def sentences(text: str) -> list[str]:

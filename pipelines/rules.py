@@ -87,6 +87,7 @@ from pipelines.arithmetic import (
 from pipelines.classify import (
     KEY_LABEL,
     STRONG_SCIENCE,
+    asked_noun_absent,
     complex_context,
     has_top_level_separator,
     rounding_asked,
@@ -1520,6 +1521,11 @@ def apply_rules(
     if _SEVERAL_ALL.search(problem or ""):
         return Miss(
             "the statement asks for all values: a one-value key claims a singleton set; a solver must confirm"
+        )
+    if asked_noun_absent(problem or ""):  # `... 692 girls How many peaches are in the basket?`
+        return Miss(
+            "the question shares no word with the statement before it: a premise may be missing (another problem's "
+            "question); a solver must confirm"
         )
     proof = [f"the key is a binary float's rendering of {printed}"] if printed is not None else []
     if unit:

@@ -115,6 +115,7 @@ NON_INTEGER_FLOOR = {
     "A4": 0.8,  # 40/47: MATH solutions whose answer box is a fraction or a radical
     "B4": 0.7,  # 3/4
     "C4": 0.5,  # 29/55: Math23K's decimals and Chinese fractions in words, the LLM's
+    "D4": 0.9,  # 3/3
     "U3": 0.3,  # 6/17: worked probability keys in sentences, the LLM's  # 28/44: compound-interest keys written as expressions with decimals (`7000(1.04)^{12}`), worked quant keys
 }
 # the new set's written disputes (rule_labels_disputes.md, "Set C")
@@ -333,6 +334,19 @@ WORKED_KEYS_T3 = {
 # was tried and withdrawn: it lost 8 right rewrites for this one)
 # set C4: a machine-translated Math23K statement (Korean) that asks nothing; no rule can see a question lost in translation
 NOT_SEEN_C4 = {"phj95304/math23K/question_KO.txt:11"}
+# set D4: MiP-style items (another problem's question swapped in) that the rules cannot see: `how much` questions (the
+# shared-word check reads `how many` only), a measure asked (`How many minutes did the machine work?`) and one whose
+# question shares a word with its setup by chance (`danny`, `Dan`); a SVAMP item whose missing number leaves the setup intact; an SAT grid-in asking for "an x-intercept" of three
+NOT_SEEN_D4 = {
+    "MingLiiii/MiP-Overthinking/data/svamp.json:0",
+    "MingLiiii/MiP-Overthinking/data/svamp.json:3",
+    "MingLiiii/MiP-Overthinking/data/svamp.json:15",
+    "MingLiiii/MiP-Overthinking/data/svamp.json:19",
+    "MingLiiii/MiP-Overthinking/data/svamp.json:21",
+    "MingLiiii/MiP-Overthinking/data/svamp.json:22",
+    "yruning/CLLM/SVAMP.json:10",
+    "Mr-Mohammed-Hesham/SAT-Math-Bank/src/data/questionsData.ts:11",
+}
 NOT_SEEN_U3 = {
     "Tyommmm19919/exam-hum-dom/data-sat/6/mathData_Test6.js:2",
     "kocahmet1/ultrasat/scripts/data/practiceTest9Math.json:14",
@@ -547,6 +561,7 @@ ALL_SETS = [
     "A4",
     "B4",
     "C4",
+    "D4",
 ]
 # sets of 150 labels or more (old, new, S2, L, O3 and B4 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4"}
@@ -630,6 +645,7 @@ def test_no_wrong_rewrite_kept_that_rules_could_see(scored):
         | NOT_SEEN_T3
         | NOT_SEEN_U3
         | NOT_SEEN_C4
+        | NOT_SEEN_D4
     )
     wrong = {d["case_id"] for d in result["details"] if d["verdict"] == "wrong" and not d["source_key_wrong"]}
     assert wrong - allowed == set(), name
