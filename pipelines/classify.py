@@ -481,7 +481,8 @@ _GENERIC_COUNTS = frozenset({"ways", "values", "possible", "distinct", "differen
                              "elements", "subsets", "sequences", "arrangements", "outcomes", "combinations", "zeros",
                              "zeroes", "nonnegative", "even", "odd", "prime", "primes", "multiples", "squares",
                              "cubes", "total", "whole", "natural", "consecutive", "other", "such", "three", "two",
-                             "four", "five", "non"})  # fmt: skip
+                             "four", "five", "non", "integer", "did", "do", "does", "are", "were", "is", "was",
+                             "will", "would", "can", "could", "should", "have", "has", "had", "in"})  # fmt: skip
 _MEASURES = frozenset({"g", "mg", "kg", "mcg", "ml", "l", "litres", "liters", "litre", "liter", "cm", "mm", "m", "km",
                        "grams", "milligrams", "kilograms", "meters", "metres", "units", "tablets", "capsules", "drops",
                        "seconds", "minutes", "hours", "days", "weeks", "months", "years", "dollars", "cents", "degrees",
@@ -515,7 +516,14 @@ def asked_noun_absent(text: str) -> str | None:
     words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", question)} - _FUNCTION_WORDS - _SHORT_WORDS
     setup = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", before)}
     stems = {w[:-1] if w.endswith("s") else w for w in setup} | setup
-    shared = {w for w in words if w in stems or (w.endswith("s") and w[:-1] in stems) or w[:-2] in stems}
+    shared = {
+        w
+        for w in words
+        if w in stems
+        or (w.endswith("s") and w[:-1] in stems)
+        or w[:-2] in stems
+        or (w.endswith("ies") and w[:-3] + "y" in stems)
+    }  # `raspberries` for `raspberry`
     return None if shared or not words else " ".join(sorted(words))
 
 
