@@ -326,13 +326,12 @@ def last_value_prob(model, tok, prompts: list[str]) -> float | None:
         if len(steps) < 2:
             continue
         head, value = steps[-1].rsplit("= ", 1)
-        prefix = (
-            _chat_ids(tok, text)
-            + tok("\n".join([*steps[:-1], head + "= "]), add_special_tokens=False)["input_ids"]
-        )
-        target = tok(value.rstrip("."), add_special_tokens=False)["input_ids"]
-        full = _chat_ids(tok, text) + tok("\n".join([*steps[:-1], head + "= " + value.rstrip(".")]),
-                                          add_special_tokens=False)["input_ids"]  # fmt: skip
+        value = value.rstrip(".")
+        chat = _chat_ids(tok, text)
+        written = "\n".join([*steps[:-1], head + "= "])
+        prefix = chat + tok(written, add_special_tokens=False)["input_ids"]
+        target = tok(value, add_special_tokens=False)["input_ids"]
+        full = chat + tok(written + value, add_special_tokens=False)["input_ids"]
         if full != prefix + target:  # the value must be its own tokens (digits are, with the tiny tokenizer)
             raise ValueError(f"the last value {value!r} does not tokenize apart from its step: {text[:60]!r}")
         ids = torch.tensor([full])

@@ -459,19 +459,17 @@ def no_data(text: str, answer: str | None) -> bool:
 
 # a `how many` question (`How many peaches are in the basket?`)
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.I)
-# words that carry no topic: what a question shares with any setup
-_FUNCTION_WORDS = frozenset({"about", "after", "again", "altogether", "also", "been", "before", "being", "does", "each",
-                             "every", "from", "have", "here", "into", "just", "left", "many", "more", "most", "much",
-                             "must", "need", "needs", "other", "over", "same", "some", "such", "than", "that", "their",
-                             "them", "then", "there", "these", "they", "this", "those", "total", "were", "what", "when",
-                             "where", "which", "while", "will", "with", "would", "your", "find", "time", "times",
-                             "first", "last", "next"})  # fmt: skip
-
-
-_SHORT_WORDS = frozenset({"how", "many", "do", "did", "is", "are", "was", "in", "of", "to", "the", "an", "he", "she",
-                          "it", "we", "you", "at", "on", "by", "for", "be", "if", "or", "and", "can", "has", "had",
-                          "his", "her", "him", "its", "our", "all", "any", "get", "got", "use", "now", "not", "one",
-                          "two", "out", "up", "so", "as", "per", "each", "there", "will", "would", "were"})  # fmt: skip
+# words that carry no topic (short ones too): what a question shares with any setup
+_FUNCTION_WORDS = frozenset({"about", "after", "again", "all", "also", "altogether", "an", "and", "any", "are", "as",
+                             "at", "be", "been", "before", "being", "by", "can", "did", "do", "does", "each",
+                             "every", "find", "first", "for", "from", "get", "got", "had", "has", "have", "he",
+                             "her", "here", "him", "his", "how", "if", "in", "into", "is", "it", "its", "just",
+                             "last", "left", "many", "more", "most", "much", "must", "need", "needs", "next", "not",
+                             "now", "of", "on", "one", "or", "other", "our", "out", "over", "per", "same", "she",
+                             "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these",
+                             "they", "this", "those", "time", "times", "to", "total", "two", "up", "use", "was",
+                             "we", "were", "what", "when", "where", "which", "while", "will", "with", "would", "you",
+                             "your"})  # fmt: skip
 
 
 # what competition and textbook questions count whatever their setup, and measures (a unit asked, `how many g`)
@@ -513,7 +511,7 @@ def asked_noun_absent(text: str) -> str | None:
         or counted.group(1).lower() in _MEASURES
     ):
         return None  # `how many ways`, `how many possible values`, `how many g`: asked of any setup
-    words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", question)} - _FUNCTION_WORDS - _SHORT_WORDS
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", question)} - _FUNCTION_WORDS
     setup = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", before)}
     stems = {w[:-1] if w.endswith("s") else w for w in setup} | setup
     shared = {

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from verifiers import equations, forms, quickeval
 from verifiers.extract import (
     Extraction,
+    answer_line_end,
     concluded_number_beside,
     count_in_words,
     cut_debris,
@@ -386,8 +387,7 @@ def check(
         elif isinstance(pred, str) and (named := _MATHQA_LETTER_AT_END.search(pred[-80:])):
             # `... the answer is c.`, MathQA's rationale style `... therefore , d`: that option, said as an answer
             pred = (
-                pred[: len(pred) - len(pred[-80:]) + named.start()]
-                + f"\nThe answer is {named.group(1).upper()}."
+                pred[: max(0, len(pred) - 80) + named.start()] + f"\nThe answer is {named.group(1).upper()}."
             )
     if isinstance(gold, str) and ("（" in gold or "(" in gold or "①" in gold):
         gold = forms.value_part(gold) or gold  # `（1）证明见解析；（2）3+\sqrt{2}`: the part with a value
@@ -553,8 +553,8 @@ def _contradicted_after(pred: str, v: Verdict) -> bool:
         if nl < 0 or not tail[nl:].strip():
             return False  # no answer line with lines after it (the common case, decided without a regex)
         debris = cut_debris(pred)
-        lines = list(_LAST_ANSWER_LINE.finditer(debris, max(0, len(debris) - 600)))
-        stated = result_stated_after(debris, lines[-1].end()) if lines else None
+        end = answer_line_end(debris)
+        stated = result_stated_after(debris, end) if end > 0 else None
         return stated is not None and float(stated) != float(v.pred) and extract(pred).how == "answer_line"
     last = max(pred.rfind("boxed"), pred.rfind("####"))
     close = pred.find("}", last) if pred.startswith("boxed", last) else pred.find("\n", last)
@@ -564,10 +564,6 @@ def _contradicted_after(pred: str, v: Verdict) -> bool:
     if stated is None or float(stated) == float(v.pred):
         return False
     return extract(pred).how in ("boxed", "gsm8k")  # (rare) the value came from that box or line
-
-
-# an `Answer: 540` line (`_contradicted_after` reads the last one)
-_LAST_ANSWER_LINE = re.compile(r"^[ \t*#]*(?:final[ \t]+)?answer[ \t*]*[:：][^\n]*", re.I | re.M)
 
 
 # a last line after the answer that is one computation and its result: `(9 × 476 = 4248)`

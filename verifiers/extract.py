@@ -591,6 +591,11 @@ _ANSWER_HEADING = re.compile(
 )
 
 
+def answer_line_end(text: str) -> int:
+    """Where the line of the response's last answer line (`Answer: 540`) ends, or -1 when it has none."""
+    return _answer_line_at(text)[2]
+
+
 def _answer_line_at(text: str) -> tuple[str | None, int, int]:
     """The last answer line (or inline `Final Answer:`, or the value under an answer heading at the end):
     (value, start, end of its line)."""
