@@ -488,7 +488,7 @@ _MEASURES = frozenset({"g", "mg", "kg", "mcg", "ml", "l", "litres", "liters", "l
                        "square", "cubic", "percent"})  # fmt: skip
 
 
-def asked_noun_absent(text: str) -> str | None:
+def question_unrelated_to_setup(text: str) -> str | None:
     """The `how many` question of a word problem that shares no word with the text before it (`In a school there are
     458 more girls than boys. If there are 692 girls How many peaches are in the basket?`): a premise is missing (MiP-style
     variants of SVAMP and GSM8K swap in another problem's question), so the key answers a problem that is not there.

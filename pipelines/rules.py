@@ -87,9 +87,9 @@ from pipelines.arithmetic import (
 from pipelines.classify import (
     KEY_LABEL,
     STRONG_SCIENCE,
-    asked_noun_absent,
     complex_context,
     has_top_level_separator,
+    question_unrelated_to_setup,
     rounding_asked,
     science_signals,
     several_asks,
@@ -1522,7 +1522,7 @@ def apply_rules(
         return Miss(
             "the statement asks for all values: a one-value key claims a singleton set; a solver must confirm"
         )
-    if asked_noun_absent(problem or ""):  # `... 692 girls How many peaches are in the basket?`
+    if question_unrelated_to_setup(problem or ""):  # `... 692 girls How many peaches are in the basket?`
         return Miss(
             "the question shares no word with the statement before it: a premise may be missing (another problem's "
             "question); a solver must confirm"

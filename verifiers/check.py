@@ -636,6 +636,24 @@ def _truth_pair_reading(v: Verdict, pred: str, gold: str, g: re.Match) -> Verdic
     )
 
 
+# a last line that opens with its verdict: `True, $p(x)$ has exactly one real root`, `**No.** The series diverges.`
+_LEADING_TRUTH = re.compile(
+    r"[*_\s]*(true|false|yes|no)[*_]*\s*(?:[,.;:!]|\s[-\u2013\u2014]\s)", re.IGNORECASE
+)
+
+
+def _leading_truth_reading(v: Verdict, pred: str, gold: str) -> Verdict:
+    """A true/false or yes/no gold answered by a last line that opens with a truth word and then gives its reason:
+    that word is the answer (the rest of the line names no value to compare), agreeing or not."""
+    lines = [x for x in pred.strip().splitlines() if x.strip()]
+    m = _LEADING_TRUTH.match(lines[-1]) if lines else None
+    if m is None:
+        return v
+    said = m.group(1).lower()
+    same = _TRUTH_WORDS[said] == _TRUTH_WORDS[gold.strip().casefold()]
+    return Verdict(same, "string_match" if same else "string_mismatch", said, said, gold)
+
+
 def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, deadline: float) -> Verdict:
     """What a first reading left unequal, read once more where the question or the gold's parts say how: a
     concluding sentence with the question's numbers in it, an option's value against a letter, a multi-part
@@ -645,6 +663,8 @@ def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, dead
         return (
             _truth_pair_reading(v, pred, gold, pair) if re.search(r"statement\s*1\b", question, re.I) else v
         )
+    if not v.equivalent and gold.strip().casefold() in _TRUTH_WORDS:
+        v = _leading_truth_reading(v, pred, gold)
     if question and v.reason in _UNREAD:
         v = _question_reading(v, pred, gold, question, deadline)
     if not v.equivalent and question:

@@ -6,7 +6,7 @@ are asked of any setup. A scatter plot the statement does not carry is data outs
 import pytest
 from rule_outcome import assert_kept_as, offline
 
-from pipelines.classify import asked_noun_absent
+from pipelines.classify import question_unrelated_to_setup
 
 
 @pytest.mark.parametrize(
@@ -52,5 +52,5 @@ def test_a_question_the_statement_does_not_set_up_defers(problem, key):
     ],
 )
 def test_a_question_the_statement_sets_up_is_kept(problem, key):
-    assert asked_noun_absent(problem) is None
+    assert question_unrelated_to_setup(problem) is None
     assert_kept_as(offline(problem, key), key)

@@ -1,4 +1,5 @@
-"""Classes from blind sets BJ and BK (issue 21): a yes/no answer to a true/false gold (TheoremQA keys `true` and `false`), and
+"""Classes from blind sets BJ and BK (issue 21): a yes/no answer to a true/false gold (TheoremQA keys `true` and `false`), a
+last line that opens with its verdict and gives the reason after it (`True, p(x) has exactly one real root`), and
 a value with a Unicode math sign after it (`the answer is 2π.`), which is not a value followed by words; a decimal
 under a root (`10\\sqrt{0.51}`), and a clause after a stated value (`is 27, namely 8 + 9 + 10`)."""
 
@@ -23,6 +24,32 @@ import verifiers
     ],
 )
 def test_a_yes_or_no_answers_a_true_or_false_gold(pred, gold, want):
+    assert verifiers.check(pred, gold).equivalent is want
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "want"),
+    [
+        ("True, $q(x) = x^3 + 2x + 5$ has exactly one real root", "true", True),
+        ("True, $q(x) = x^3 + 2x + 5$ has exactly one real root", "false", False),
+        (
+            "We check continuity at 0 from both sides.\n\n**False.** The left limit is 1 and the right limit is 0.",
+            "False",
+            True,
+        ),
+        (
+            "We check continuity at 0 from both sides.\n\n**False.** The left limit is 1 and the right limit is 0.",
+            "True",
+            False,
+        ),
+        ("No - the terms do not tend to 0, so the series diverges.", "no", True),
+        ("Yes; by the intermediate value theorem there is a root in (0, 1).", "False", False),
+        ("Yes; by the intermediate value theorem there is a root in (0, 1).", "True", True),
+        ("True, $x = 3$ is the root.", "3", True),  # a truth word before a value: the value is the answer
+        ("Nothing converges here; the answer is 4.", "no", False),  # `No` only as a whole word
+    ],
+)
+def test_a_last_line_that_opens_with_its_verdict(pred, gold, want):
     assert verifiers.check(pred, gold).equivalent is want
 
 
