@@ -135,6 +135,12 @@ LABELS_B4 = [DATA / "rule_labels_B4.jsonl"]
 LABELS_C4 = [DATA / "rule_labels_C4.jsonl"]
 # standardized-test banks: GRE, digital SAT, Common Core grade 6, SVAMP, MultiArith, GSM8K forks, a missing-premise SVAMP (2026-11-30)
 LABELS_D4 = [DATA / "rule_labels_D4.jsonl"]
+# contest answer files: CMIMC 2018 (relay included), UIL number sense, YMC, OpenPOTD, NAT and AMC-style banks
+# (2026-11-30, thirteenth session)
+LABELS_E4 = [DATA / "rule_labels_E4.jsonl"]
+# college and university exercise banks (calculus, linear algebra, discrete math), SOA-style actuarial and LP items
+# (2026-11-30, thirteenth session)
+LABELS_F4 = [DATA / "rule_labels_F4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -190,6 +196,8 @@ SETS = {
     "B4": LABELS_B4,
     "C4": LABELS_C4,
     "D4": LABELS_D4,
+    "E4": LABELS_E4,
+    "F4": LABELS_F4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

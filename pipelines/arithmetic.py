@@ -183,8 +183,9 @@ _CALCULATE_BEFORE = re.compile(
 )
 
 
-# a worksheet line `3. 23.4 + 15.7 = _______`: the expression before a blank is what is asked
-_BLANK_EXPRESSION = re.compile(r"^(?:\d{1,3}[.)]\s+)?(?P<expr>[^=_]+?)\s*=\s*(?:_{2,}|\?|…|\.{3,})\s*$")
+# a worksheet line `3. 23.4 + 15.7 = _______`: the expression before a blank is what is asked; a number-sense
+# item ends at its `=` (`41259 \div 39 =`)
+_BLANK_EXPRESSION = re.compile(r"^(?:\d{1,3}[.)]\s+)?(?P<expr>[^=_]+?)\s*=\s*(?:_{2,}|\?|…|\.{3,})?\s*$")
 
 
 @lru_cache(maxsize=256)  # asked of the same statement by several rules in turn

@@ -525,6 +525,40 @@ def question_unrelated_to_setup(text: str) -> str | None:
     return None if shared or not words else " ".join(sorted(words))
 
 
+# a question about money or sales (`What does it cost ...`, `What is the total profit ...`, `How many ... should be
+# sold?`), and a price a statement gives (a currency sign or word)
+_MONEY_QUESTION = re.compile(
+    r"\b(?:costs?|price[sd]?|profits?|revenues?|income|sold|sells?|earn(?:s|ed|ings)?|pays?|paid|spen[dt]s?)\b",
+    re.I,
+)
+_PRICE_GIVEN = re.compile(
+    r"[$€£¥₹₩₫]|\b(?:dollars?|cents?|euros?|pounds?|rupees?|yuan|yen|reais|Rs|pence|paise)\b|\d\s*p\b", re.I
+)
+_RATE_ASKED = re.compile(r"\b(?:percent\w*|ratio|rate|times|fraction)\b|%", re.I)  # a relation, not an amount
+_CURRENCY_KEY = re.compile(
+    r"^\s*(?:\\?\$|€|£|¥|₹|R\$|Rs\.?)\s*\d|\d\s*(?:€|dollars?|cents?|euros?)\s*$", re.I
+)
+
+
+def prices_missing(text: str, answer: str | None) -> str | None:
+    """A question about money or sales whose statement gives no price: with no number at all (`What is the total profit
+    from the entire enterprise?`, a follow-up of a worksheet whose data came earlier) or a money key where the
+    statement names no currency (`A Classic package contains 2 strawberries and 4 truffles. What does it cost to
+    create one?` keyed `$2.00`: the prices were in earlier items). Returns what is missing, else None."""
+    if not answer or not re.search(r"\d", answer) or _PRICE_GIVEN.search(text or ""):
+        return None
+    asked = sentences(text)
+    if not asked or not _MONEY_QUESTION.search(asked[-1]) or _RATE_ASKED.search(asked[-1]):
+        return (
+            None  # `If the selling price is doubled, the profit triples. Find the profit percent.`: no amount
+        )
+    if not _ANY_NUMBER.search(text):
+        return "a money or sales question with no number in the statement"
+    if _CURRENCY_KEY.search(answer):
+        return "a money key for a statement that gives no price"
+    return None
+
+
 def sentences(text: str) -> list[str]:
     """The statement's sentences, stripped: split after `.?!。？．！` (not inside `6.50`, nor in a blank `....`)
     and at line breaks."""
@@ -793,11 +827,21 @@ def choice_unit(choices: dict[str, str]) -> str | None:
     return None if unit.lower() in _NOT_A_UNIT else unit
 
 
+# a letter and the option's index (0- or 1-based) that quiz exports write beside it: `B (índice 1)`, `C (index 3)`
+_LETTER_WITH_INDEX = re.compile(
+    r"\s*\(?([A-Ea-e])\)?\s*\(\s*(?:index|idx|índice|indice|índex|индекс)\s*:?\s*(\d)\s*\)\s*", re.I
+)
+
+
 def _named_letter(answer: str) -> str | None:
     """The letter an answer names by itself: `C`, `(C)`, `c`, `\\textbf{(C)}~8`, `(C) \\sqrt 5`, `B) 14 zł`."""
     m = _LETTER.match(answer) or re.fullmatch(r"\s*\(?([a-e])\)?\.?\s*", answer)
     if m:  # `C`, `(C)`; a lower-case key (`c`) names the same option
         return m.group(1).upper()
+    m = _LETTER_WITH_INDEX.fullmatch(answer)
+    if m:  # `B (índice 1)`: a quiz bank's export names the option's position too; it must be the letter's
+        position = ord(m.group(1).upper()) - ord("A")
+        return m.group(1).upper() if int(m.group(2)) in (position, position + 1) else None
     m = re.search(r"\\(?:textbf|text|mathrm)\s*\{\s*\(([A-E])\)", answer) or re.match(
         r"\s*\(([A-Ea-e])\)[\s,.:]|\s*([A-Ea-e])\)[\s,.:]*\S", answer
     )  # `(C), 1910` and `b) 4` too: a letter, then the choice written out

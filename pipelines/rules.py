@@ -89,13 +89,20 @@ from pipelines.classify import (
     STRONG_SCIENCE,
     complex_context,
     has_top_level_separator,
+    prices_missing,
     question_unrelated_to_setup,
     rounding_asked,
     science_signals,
     several_asks,
 )
 from verifiers.forms import PERCENT_MENTIONED, exact_conversion, same_quantity
-from verifiers.normalize import CURRENCY_BEFORE, braced_short_commands, undoubled_backslashes
+from verifiers.normalize import (
+    CURRENCY_BEFORE,
+    FLOAT_PRINT,
+    braced_short_commands,
+    float_rendering,
+    undoubled_backslashes,
+)
 
 MAX_DIGITS = 30  # an integer answer longer than this is no use as an RL target
 _POW_LIMIT = 2000  # log10 bound on any intermediate power; stops power towers before they hang
@@ -283,6 +290,40 @@ _PI_GIVEN = re.compile(
 )
 _NUMBER_RUN = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _OPERATION = re.compile(r"[-+×x*/÷^]|\\(?:times|div|cdot|frac)")
+
+
+# spacing and sizing that do not change what a formula says (`\lim\limits_{x \to 3}`, `\big(1+3x\big)`, `\tfrac`)
+_LAYOUT_ONLY = re.compile(
+    r"\\(?:limits|nolimits|displaystyle|textstyle|left|right|[bB]igg?[lr]?)(?![A-Za-z])|\\[,;:! ]|[\s{}$]"
+)
+
+
+def _formula_key(text: str) -> str:
+    return _LAYOUT_ONLY.sub("", re.sub(r"\\[dt]frac\b", r"\\frac", text))
+
+
+def restated_expression(raw: str, problem: str) -> str | None:
+    """A key that writes the asked expression and its value (`\\lim_{x \to 0} \frac{\\sin(3x)}{x} = 3` for the limit
+    the statement writes, `(1+i)^4 = -4` for "Compute $(1+i)^4$"): the value. The left side must be a formula the
+    statement itself writes (spacing, `\\limits`, `\\left`, braces and `\\dfrac` aside) with an operation or a command
+    in it, so a name (`k = 1`) or a step of working is not taken for the question; one `=` outside brackets only
+    (a chain of working is `worked_chain`'s)."""
+    text = raw.strip().strip("$").strip()
+    depth, cuts = 0, []
+    for i, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "=" and depth == 0 and text[i - 1 : i] not in ("<", ">", "!", "\\"):
+            cuts.append(i)
+    if len(cuts) != 1:
+        return None
+    left, right = _formula_key(text[: cuts[0]]), text[cuts[0] + 1 :].strip().strip("$").strip().rstrip(".")
+    if len(left) < 4 or not re.search(r"\\[A-Za-z]|[-+*/^|]", left) or not right:
+        return None
+    statement = _formula_key(problem)
+    if left not in statement or left + "=" + _formula_key(right) in statement:
+        return None  # not the statement's formula, or an equation the statement gives (`x^2+y^2=25`)
+    return right
 
 
 def worked_chain(raw: str, problem: str) -> tuple[str, Fraction] | None:
@@ -477,6 +518,9 @@ def parse_answer(
     converted = _CONVERSION.fullmatch(raw.strip())
     if converted and problem and _conversion_asked(converted, problem):
         raw = converted.group(3)  # `3 cm = 30 mm` for `3 cm = ___ mm`: the converted amount, checked exactly
+    restated = restated_expression(raw, problem) if problem and "=" in raw else None
+    if restated is not None:  # `\lim_{x \to 0} \frac{\sin(3x)}{x} = 3` for that limit: the value
+        return parse_answer(restated, problem=problem, units=units)
     chain = worked_chain(raw.strip(), problem or "") if raw.count("=") >= 2 else None
     if chain is not None:  # `10 + 2 * 5 = 10 + 10 = 20`: its last member, when its arithmetic gives it
         if re.search(r"π|\\pi\b", raw) and not _PI_GIVEN.search(problem or ""):
@@ -1392,36 +1436,6 @@ def decimal_comma(problem: str, answer: str) -> str:
     return f"{m.group(1)}.{m.group(2)}{str(answer)[m.end() :]}"
 
 
-# a key printed from binary floating point (Math23K's `14.399999999999999`, `676.0000000000003`): 12 decimals or more
-_FLOAT_PRINT = re.compile(r"\s*(-?\d+\.\d{12,})\s*")  # (searched in a statement, a number printed so)
-
-
-def float_rendering(answer: str) -> str | None:
-    """The value a key printed from binary floating point stands for when it is whole or a terminating decimal
-    (`59.99999999999999` -> `60`, `14.399999999999999` -> `14.4`): the fraction with denominator at most 1000 within
-    1e-12 (relative) of it, when the key has 15 significant digits or more (a double's own precision). Not a search
-    over the statement: a double printed to its full precision names one small fraction. A repeating value
-    (`0.6666666666666667`) stays as written (a labeller reads such a key as an approximation the question did not
-    ask for), and None is returned for any other key."""
-    m = _FLOAT_PRINT.fullmatch(answer or "")
-    if m is None or len(m.group(1).replace("-", "").replace(".", "").lstrip("0")) < 15:
-        return None
-    x = Fraction(m.group(1))
-    f = x.limit_denominator(1000)
-    if abs(f - x) > Fraction(1, 10**12) * max(1, abs(x)):
-        return None
-    den = f.denominator
-    while den % 2 == 0 or den % 5 == 0:
-        den //= 2 if den % 2 == 0 else 5
-    if den != 1:
-        return None
-    if f.denominator == 1:
-        return str(f.numerator)
-    # written as the decimal it is, so that the decimal rules decide it as they decide `14.4`
-    digits = next(d for d in range(1, 40) if (f * 10**d).denominator == 1)
-    return f"{float(f):.{digits}f}"
-
-
 def apply_rules(
     problem: str,
     answer: str,
@@ -1441,7 +1455,7 @@ def apply_rules(
     """
     asks_equation = bool(re.search(r"\bequation\b|方程|directrix|asymptote|准线|渐近线", problem or "", re.I))
     printed = float_rendering(str(answer)) if answer else None
-    if printed is not None and _FLOAT_PRINT.search(problem or ""):
+    if printed is not None and FLOAT_PRINT.search(problem or ""):
         return Miss(
             "the statement's own numbers are binary float prints: its exact answer is their literal arithmetic"
         )
@@ -1522,6 +1536,9 @@ def apply_rules(
         return Miss(
             "the statement asks for all values: a one-value key claims a singleton set; a solver must confirm"
         )
+    missing = prices_missing(problem or "", str(answer))
+    if missing is not None:  # `... 2 strawberries and 4 truffles. What does it cost ...?` keyed `$2.00`
+        return Miss(f"{missing}: the data is elsewhere (an earlier item); a solver must confirm")
     if question_unrelated_to_setup(problem or ""):  # `... 692 girls How many peaches are in the basket?`
         return Miss(
             "the question shares no word with the statement before it: a premise may be missing (another problem's "
