@@ -47,7 +47,7 @@ from verifiers.extract import (
     extract_boxed,
     number_in_words,
     result_stated_after,
-    without_closing_remarks,
+    without_trailing_asides,
 )
 from verifiers.kinds import kinds_differ, strip_membership
 from verifiers.normalize import (
@@ -55,6 +55,7 @@ from verifiers.normalize import (
     UNIT_WORD_FORMS,
     UNITS,
     chinese_joiners,
+    float_rendering,
     normalize,
     split_unit,
 )
@@ -191,6 +192,12 @@ def _scalar(pred: str, gold: str, pending: list[tuple[str, str]]) -> bool | str 
 
     Undecided pairs are appended to `pending` for one batched symbolic call.
     """
+    if (
+        "." in pred and len(pred) > 15
+    ):  # `26.000000000000004`: a program's float print is the value it stands for
+        pred = float_rendering(pred) or pred
+    if "." in gold and len(gold) > 15:
+        gold = float_rendering(gold) or gold
     pi, gi = _INT.fullmatch(pred), _INT.fullmatch(gold)
     if pi and gi:
         return pred == gold
@@ -718,9 +725,12 @@ def _with_unit(answer: str, pred: str) -> str:
     core = answer.replace("$", "").strip()
     if core and line.startswith(core) and len(line) - len(core) <= 20:
         return line
-    # `There are 15 gallons of water.`: the one place the line writes the number, and the word after it
+    # `There are 15 gallons of water.`: the one place the line writes the number, and the word after it (two for an
+    # area or a volume: `350 square kilometers`)
     at = [m for m in re.finditer(r"(?<![\d.,])" + re.escape(core) + r"(?![\d.,]\d)", line)] if core else []
-    word = re.match(r"\s+[A-Za-z]+", line[at[0].end() :]) if len(at) == 1 else None
+    word = (
+        re.match(r"\s+(?:(?:square|sq\.?|cubic)\s+)?[A-Za-z]+", line[at[0].end() :]) if len(at) == 1 else None
+    )
     return core + word.group(0) if word else answer
 
 
@@ -770,8 +780,10 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         )  # `She sells 18 eggs.` for dollars
     if forms.factored_incompletely(v.pred, question):
         return Verdict(False, "not_factored_completely", v.pred, v.extracted, v.gold)  # `(6-2x)(6+2x)`
-    if forms.left_undone(v.extracted or v.pred, gold) or forms.like_terms_uncombined(
-        v.extracted or v.pred, gold
+    if (
+        forms.left_undone(v.extracted or v.pred, gold)
+        or forms.like_terms_uncombined(v.extracted or v.pred, gold)
+        or forms.fractions_uncombined(v.extracted or v.pred, gold)
     ):
         return Verdict(
             False, "not_evaluated", v.pred, v.extracted, v.gold
@@ -851,7 +863,7 @@ def _question_reading(v: Verdict, pred: str, gold: str, question: str, deadline:
     text = (
         ex.answer
         if (ex.how in ("answer_line", "sentence") or sentence) and ex.answer
-        else without_closing_remarks(pred)
+        else without_trailing_asides(pred)
         if ex.how == "none"
         else None
     )
@@ -1085,8 +1097,9 @@ def _with_reading(v: Verdict, pred: str, gold: str, cut_off: bool) -> Verdict:
     if v.reason in ("too_large", "gold_invalid") or not isinstance(pred, str) or not isinstance(gold, str):
         extracted = None
         parsed_gold = None if v.reason == "gold_invalid" or not isinstance(gold, str) else _read_gold(gold)
-    else:
-        extracted, parsed_gold = extract(pred, cut_off=cut_off).answer, _read_gold(gold)
+    else:  # a second reading's value (`_question_reading`) is what was read; otherwise the policy's reading
+        extracted = v.extracted if v.extracted is not None else extract(pred, cut_off=cut_off).answer
+        parsed_gold = _read_gold(gold)
     pred_out = v.pred if extracted is not None else None  # no answer read: never the response itself
     return Verdict(v.equivalent, v.reason, pred_out, extracted, parsed_gold)
 

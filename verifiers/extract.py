@@ -83,7 +83,7 @@ STYLES = ("auto", "answer_line", "boxed", "gsm8k", "last_number")
 
 class Extraction(NamedTuple):
     """answers: the final answer's parts, in order (usually one); how: the marker that found them
-    ('answer_line', 'boxed', 'gsm8k', 'sentence', 'prose', 'bare' or 'none'); joined: for several
+    ('answer_line', 'boxed', 'gsm8k', 'output', 'sentence', 'prose', 'bare' or 'none'); joined: for several
     parts, 'or' (alternatives offered: a hedge) or 'list' (several answers); box_depth: brace depth
     at which the last box opens (huge means adversarial). A NamedTuple: made once per completion
     on the reward's hot path, where a frozen dataclass's construction cost shows."""
@@ -917,6 +917,9 @@ def _last_sentence(text: str) -> str:
             and re.search(r"[.!?]\s*(?:\$\$|\\\]|\$|\\\))$", tail[a:b])
         ):
             start = b
+    fence = tail.rfind("```")  # a program or its output block ends whatever came before the sentence after it
+    if fence >= start:
+        start = fence + 3
     return tail[start:].strip()
 
 
@@ -1394,6 +1397,7 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
             text = text[
                 : check.start()
             ]  # `He would use 9 pages. Check: 9 × 5 = 45 cards.`: the check restates
+        text = without_trailing_aside(text)  # `... 7 shelves (7 x 9 = 63).`: the check is no answer
         if text[-8:].rstrip().endswith("**") and "\n" in text.strip():
             bold = _BOLD_LAST_LINE.search(text, max(0, len(text) - 200))
             if bold:  # `...\n\n**132.**`: a last line that is one bold value is the answer line
@@ -1495,7 +1499,7 @@ _CHAT_CLOSING = re.compile(
 )
 # a check after the answer (`Check: 8(2)+2(458) = 932 ✓`): it restates the given numbers, it does not answer
 _TRAILING_CHECK = re.compile(
-    r"(?:(?<=[.!?$])[ \t]+|\n[ \t]*)(?:\*\*)?(?:Check(?:ing)?|Verification|Verify(?:ing)?|Sanity check)(?:\*\*)?"
+    r"(?:(?<=[.!?$])[ \t]+|\n[ \t]*)\(?(?:\*\*)?(?:Check(?:ing)?|Verification|Verify(?:ing)?|Sanity check)(?:\*\*)?"
     r"[ \t]*(?:\*\*)?[:：].*\Z",
     re.IGNORECASE | re.DOTALL,
 )
@@ -1522,6 +1526,41 @@ _CLOSING_REMARK = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_BREAKS = (". ", "! ", "? ", ".\n", "!\n", "?\n", "\n")
+
+
+# an aside in brackets that ends the last sentence after its value: a check (`so he fills 7 shelves (7 x 9 = 63).`) or
+# what else was found (`Gretchen has 70 gold coins (and 40 silver).`); an alternative (`(or x = -2)`) is no aside
+_TRAILING_ASIDE = re.compile(
+    r"(?<=\w)[ \t]*\((?![^()]*\bor\b)(?:[^()=]*\d[^()=]*=[^()]*|[ \t]*(?:and|check|verify|since|because|as)\b[^()]*)\)"
+    r"(?=[ \t]*[.!]?[ \t]*\Z)",
+    re.IGNORECASE,
+)
+
+
+def without_trailing_asides(text: str) -> str:
+    """The text without what a response adds after its answer and is no part of it: closing remarks (`Does this
+    make sense?`), a check (`Check: 8 x 5 = 40 ...`, also in brackets) and a bracketed aside ending the last
+    sentence (`(7 x 9 = 63)`, `(and 40 silver)`)."""
+    text = without_closing_remarks(text)
+    if "heck" in text[-600:] or "erif" in text[-600:]:
+        check = _TRAILING_CHECK.search(text, max(0, len(text) - 600))
+        if check and not _STATED_ANSWER.search(check.group(0)) and "box" not in check.group(0):
+            text = text[: check.start()]
+    return without_trailing_aside(text)
+
+
+def without_trailing_aside(text: str) -> str:
+    """The text without a bracketed aside that ends its last sentence after a value the sentence states (`so he
+    fills 7 shelves (7 x 9 = 63).`); where the sentence states none before it (`réponse est (35 + 70 = 105).`,
+    `dividing by the number of values (42 / 3 = 14).`, other brackets aside) the brackets hold the value and stay."""
+    if text.rstrip()[-2:].rstrip(".!")[-1:] != ")":
+        return text
+    end = text.rstrip()
+    aside = _TRAILING_ASIDE.search(end, max(0, len(end) - 300))
+    if aside is None:
+        return text
+    sentence = re.sub(r"\([^()]*\)", "", re.split(r"[.!?](?:\s|$)|\n", end[: aside.start()])[-1])
+    return end[: aside.start()] + end[aside.end() :] if re.search(r"\d", sentence) else text
 
 
 def without_closing_remarks(text: str) -> str:
@@ -1805,6 +1844,11 @@ _HASH_VALUE_AT_END = re.compile(
 )
 
 
+# a program's printed result that ends the response (Program-of-Thought, ToRA and Qwen's tool-integrated format):
+# a one-line block marked `output`, or an unmarked one right after the program's block; nothing written after it
+_OUTPUT_AT_END = re.compile(r"(?:```output|```[ \t]*\n```)[ \t]*\n(?P<value>[^\n`]{1,80})\n[ \t]*```\s*\Z")
+
+
 def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
     """No answer line and no terminated box: `\boxed 5`, `####`, a sentence, then prose. A
     response that stops inside a math span it opened is cut off: nothing is read from its prose."""
@@ -1818,6 +1862,14 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
             return Extraction((g,), "gsm8k", "", depth)
     if "#" in text[-40:] and (h := _HASH_VALUE_AT_END.search(text, max(0, len(text) - 40))):
         return Extraction((h.group("ans").replace(",", "").strip(),), "gsm8k", "", depth)
+    if (
+        not gold
+        and text.rstrip().endswith("```")
+        and (o := _OUTPUT_AT_END.search(text, max(0, len(text) - 120)))
+    ):
+        return Extraction(
+            (o.group("value").strip(),), "output", "", depth
+        )  # ```output\n18.0\n```: what it printed
     if not gold and _ends_in_open_math(text):  # the whole text: a tail could start inside a span
         return Extraction((), "none", "", depth)
     if _may_name_answer(text):

@@ -707,6 +707,22 @@ def left_undone(answer: str, gold: str) -> bool:
     return _UNDONE.search(a) is not None
 
 
+_RATIONAL = r"(?:\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}|\d+\s*/\s*\d+|\d+)"
+_RATIONAL_SUM = re.compile(rf"\s*-?\s*{_RATIONAL}(?:\s*[-+]\s*{_RATIONAL})+\s*")
+
+
+def fractions_uncombined(answer: str, gold: str) -> bool:
+    """A fraction gold answered by a sum of fractions not carried out (`1/9 - 15/16` for -119/144, also before its
+    rounding: `1/9 - 15/16 ≈ -0.826`): equal by arithmetic, but the one number asked for was never written."""
+    if not re.fullmatch(rf"\s*-?\s*{_RATIONAL}\s*", gold.replace("$", "")) or "/" not in gold + gold.replace(
+        "frac", "/"
+    ):
+        return False
+    exact = re.split(r"\\approx|≈", answer.replace("$", ""))[0].rsplit("=", 1)[-1]
+    # two fractions or more: `1 + \frac{1}{4036081}` is a whole number and a fraction, as a mixed number is written
+    return _RATIONAL_SUM.fullmatch(exact) is not None and len(re.findall(r"/|frac", exact)) >= 2
+
+
 _SIMPLE_TERM = re.compile(r"\s*([+-]?)\s*(\d+(?:\.\d+)?)?\s*\*?\s*([a-zA-Z])?\s*")
 
 
@@ -743,6 +759,21 @@ _UNIT_WORDS = re.compile(
     re.IGNORECASE,
 )
 _POWER_ASKED = re.compile(r"\bin\s+(mm|cm|m|km)\s*\^\s*\{?\s*([23])\s*\}?")
+
+
+# an area unit: `square miles`, `sq. ft`, `km^2`, `km²`
+_SQUARE_UNIT = re.compile(
+    r"\b(?:square|sq\.?)\s+([A-Za-z]+)|\b([A-Za-z]{1,3})\s*(?:\^\s*\{?\s*2\s*\}?|²)", re.IGNORECASE
+)
+
+
+def _square_of(unit: str) -> str | None:
+    """The length unit of an area unit (`square kilometers` -> `km`, `mi^2` -> `mi`), or None."""
+    m = _SQUARE_UNIT.fullmatch(unit.strip())
+    if m is None:
+        return None
+    length = _unit_of((m.group(1) or m.group(2)).lower())
+    return length if length is not None and _FACTOR[length][0] == "length" else None
 
 
 def plain_units(question: str) -> str:
@@ -796,6 +827,10 @@ def unit_not_used(answer: str, gold: str, question: str) -> bool:
     q = plain_units(question)
     if unit == "cents" and _IN_DOLLARS.search(question) and not _CENTS_NAMED.search(question):
         return True  # `#### 300 cents` for a question priced in dollars: 3 dollars, not the 300 asked
+    square = _square_of(unit)
+    worked = {_square_of(m.group(0)) for m in _SQUARE_UNIT.finditer(q)} - {None}
+    if square and worked:
+        return square not in worked  # `350 square kilometers` for a question in square miles
     power = _POWER_ASKED.search(q)
     if power:
         return unit.replace("^", "") != power.group(1) + power.group(2)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from fractions import Fraction
 
 _UNICODE = {
     "\u2212": "-",
@@ -669,3 +670,34 @@ def canonical_integer(answer: str) -> str | None:
         return None
     s = normalize(answer)
     return s if re.fullmatch(r"-?(?:0|[1-9]\d*)", s) else None
+
+
+# a number printed from binary floating point (Math23K's key `14.399999999999999`, a program's `26.000000000000004`):
+# 12 decimals or more
+FLOAT_PRINT = re.compile(r"\s*(-?\d+\.\d{12,})\s*")  # (searched in a statement, a number printed so)
+
+
+def float_rendering(answer: str) -> str | None:
+    """The value a number printed from binary floating point stands for when it is whole or a terminating decimal
+    (`59.99999999999999` -> `60`, `14.399999999999999` -> `14.4`): the fraction with denominator at most 1000 within
+    1e-12 (relative) of it, when the key has 15 significant digits or more (a double's own precision). Not a search
+    over the statement: a double printed to its full precision names one small fraction. A repeating value
+    (`0.6666666666666667`) stays as written (a labeller reads such a key as an approximation the question did not
+    ask for), and None is returned for any other key."""
+    m = FLOAT_PRINT.fullmatch(answer or "")
+    if m is None or len(m.group(1).replace("-", "").replace(".", "").lstrip("0")) < 15:
+        return None
+    x = Fraction(m.group(1))
+    f = x.limit_denominator(1000)
+    if abs(f - x) > Fraction(1, 10**12) * max(1, abs(x)):
+        return None
+    den = f.denominator
+    while den % 2 == 0 or den % 5 == 0:
+        den //= 2 if den % 2 == 0 else 5
+    if den != 1:
+        return None
+    if f.denominator == 1:
+        return str(f.numerator)
+    # written as the decimal it is, so that the decimal rules decide it as they decide `14.4`
+    digits = next(d for d in range(1, 40) if (f * 10**d).denominator == 1)
+    return f"{float(f):.{digits}f}"
