@@ -141,6 +141,9 @@ LABELS_E4 = [DATA / "rule_labels_E4.jsonl"]
 # college and university exercise banks (calculus, linear algebra, discrete math), SOA-style actuarial and LP items
 # (2026-11-30, thirteenth session)
 LABELS_F4 = [DATA / "rule_labels_F4.jsonl"]
+# perturbed word problems: GSM-IC, GSM-Symbolic, GSM-ALT templates, SVAMP variants (CLLM, PRP, FLARE), MiP items
+# (2026-11-30, thirteenth session)
+LABELS_G4 = [DATA / "rule_labels_G4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -198,6 +201,7 @@ SETS = {
     "D4": LABELS_D4,
     "E4": LABELS_E4,
     "F4": LABELS_F4,
+    "G4": LABELS_G4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}
@@ -258,9 +262,15 @@ def load_labels(paths=LABELS) -> list[dict]:
     ]
 
 
+# a later set whose labeller took rows an earlier set holds (the repositories were missing from the list of used
+# ones it was given): those rows count with the earlier set only, and serve as a check of the two labellers
+REPEATS = {"G4": "D4"}
+
+
 def labels_of(name: str) -> tuple[list[dict], list[dict]]:
-    """(the labels a set is scored on, its rows also in the development sets A/B): D and E leave those
-    out of their blind figures; E's multiple-choice rows get their option values."""
+    """(the labels a set is scored on, its rows also in an earlier set): D and E leave out their rows also in
+    the development sets A/B, G4 its rows also in D4 (`REPEATS`); E's multiple-choice rows get their option
+    values."""
     labels = load_labels(SETS[name])
     if name in OPTION_VALUES:
         labels = with_option_values(labels, OPTION_VALUES[name])
@@ -268,6 +278,11 @@ def labels_of(name: str) -> tuple[list[dict], list[dict]]:
         labels = [rounded_as_labelled(lab) for lab in labels]
     if name in ("D", "E"):
         return without_development_rows(labels)
+    if name in REPEATS:
+        earlier = {lab["case_id"] for lab in load_labels(SETS[REPEATS[name]])}
+        return [x for x in labels if x["case_id"] not in earlier], [
+            x for x in labels if x["case_id"] in earlier
+        ]
     return labels, []
 
 
@@ -323,11 +338,12 @@ def without_development_rows(labels: list[dict]) -> tuple[list[dict], list[dict]
     return [r for r in labels if r["case_id"] not in seen], [r for r in labels if r["case_id"] in seen]
 
 
-def labeller_agreement(overlap: list[dict]) -> dict:
-    """Kind and exact value of the development label against the blind one, per shared case_id."""
+def labeller_agreement(overlap: list[dict], earlier: list[Path] = LABELS) -> dict:
+    """Kind and exact value of the earlier label (the development sets A/B unless named) against the blind one, per
+    shared case_id."""
     import sympy
 
-    dev = {row["case_id"]: row for row in load_labels(LABELS)}
+    dev = {row["case_id"]: row for row in load_labels(earlier)}
     rows = []
     for blind in overlap:
         old = dev[blind["case_id"]]
@@ -613,10 +629,12 @@ def main(argv=None) -> int:
             print(f"[{name}] no labels at {', '.join(str(p) for p in SETS[name])}; skipped")
             continue
         labels, overlap = labels_of(name)
-        if name in ("D", "E"):
-            agreement = labeller_agreement(overlap)
+        if name in ("D", "E") or name in REPEATS:
+            earlier = SETS[REPEATS[name]] if name in REPEATS else LABELS
+            agreement = labeller_agreement(overlap, earlier)
             print(
-                f"[{name}] {len(overlap)} rows also in A/B left out of {name}'s figures; labeller agreement on them: "
+                f"[{name}] {len(overlap)} rows also in {REPEATS.get(name, 'A/B')} left out of {name}'s figures; "
+                "labeller agreement on them: "
                 f"kind {agreement['same_kind']}/{agreement['shared']}, exact value "
                 f"{agreement['same_value']}/{agreement['shared']}"
             )

@@ -117,6 +117,7 @@ NON_INTEGER_FLOOR = {
     "C4": 0.5,  # 29/55: Math23K's decimals and Chinese fractions in words, the LLM's
     "D4": 0.9,  # 3/3
     "E4": 0.8,  # 22/27
+    "G4": 0.0,  # no exact non-integer key
     "F4": 0.2,  # 4/19: limits and series keyed in worked prose (`Limit is $1/3$.`), e-powers, the LLM's
     "U3": 0.3,  # 6/17: worked probability keys in sentences, the LLM's  # 28/44: compound-interest keys written as expressions with decimals (`7000(1.04)^{12}`), worked quant keys
 }
@@ -581,6 +582,7 @@ ALL_SETS = [
     "D4",
     "E4",
     "F4",
+    "G4",
 ]
 # sets of 150 labels or more (old, new, S2, L, O3 and B4 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4"}

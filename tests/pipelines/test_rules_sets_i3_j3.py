@@ -68,7 +68,7 @@ def test_a_rounding_the_statement_asks_for_is_checked(problem, key, kept):
     [
         ("Suzan works 5 hours everyday. How many hours does she work in 3 days?\nOptions: 12hours / 15hours / 14hours / 10hours",
          "15hours", "15"),
-        ("Ravindra sold his car to Yash at a profit of 5%. What was the profit?\nOptions: RS 3150 / RS 3000 / RS 3500",
+        ("Ravindra sold his car worth Rs 63,000 to Yash at a profit of 5%. What was the profit?\nOptions: RS 3150 / RS 3000 / RS 3500",
          "RS 3150", "3150"),
     ],
 )  # fmt: skip
