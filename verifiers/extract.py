@@ -154,7 +154,7 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 # `答案是/为`, `正确答案是选项`, `故选：B`, and GAOKAO-Bench's `【答案】: A`
 _SENTENCE = re.compile(
     r"(?:(?:final answer|the answer|answer)(?:\s*\([^()\n]{1,40}\))?\s*(?:is|=|:)\s*[:：]?"
-    r"|(?:最终答案|正确答案|答案)\s*(?:应该是|应为|是|为|[:：])\s*[:：]?\s*(?:选项|选)?"
+    r"|(?:最终答案|正确答案|答案)[*_]*\s*(?:应该是|应为|是|为|[:：])\s*[:：]?\s*(?:选项|选)?"  # `**最终答案**：540 米`
     r"|【(?:最终答案|正确答案|答案)】\s*[:：]?\s*(?:选项|选)?"
     r"|(?<![^\n])[ \t]*答[ \t]*[:：]"  # a school answer sentence on its own line: `答：拿走了34把。`
     r"|(?:故|所以|因此|从而|则)?\s*应?选\s*[:：]?(?=\s*\(?[A-E](?![A-Za-z]))"
@@ -705,6 +705,12 @@ def _sentence_value(rest: str, restated: bool = False) -> str | None:
         0
     ]  # `19, because before giving 5 away he had 24`: the reason is no answer
     value = _ARTICLE.sub("", value)  # `la respuesta es el 18`
+    if "**" in value and _CJK.search(
+        value
+    ):  # `Janet 每天在农贸市场赚取 **18 美元**`: the one bold value of the sentence
+        bold = re.findall(r"\*\*([^*]*\d[^*]*)\*\*", value if value.count("**") % 2 == 0 else value + "**")
+        if len(bold) == 1:
+            value = bold[0]
     lead = _CJK_LEAD.fullmatch(value.strip())
     if lead:  # `解方程得到n=8`: Chinese words leading to the value
         value = lead.group(1)

@@ -870,7 +870,7 @@ _PERIODS = {"hour": "hour", "hourly": "hour", "day": "day", "daily": "day", "wee
             "yearly": "year", "annual": "year", "annually": "year"}  # fmt: skip
 _PERIOD_ASKED = re.compile(
     r"\b(hourly|daily|weekly|monthly|quarterly|yearly|annual|annually)\b"
-    r"|\b(?:per|a|each|every|for\s+the)\s+(hour|day|week|month|quarter|year)\b",
+    r"|\b(?:per|a|each|every|for\s+(?:the|this|that|one|a))\s+(hour|day|week|month|quarter|year)\b",
     re.I,
 )
 _PERIOD_STATED = re.compile(
@@ -891,20 +891,27 @@ _TOTAL_ASKED = re.compile(r"\b(?:in total|in all|altogether|total|combined)\b", 
 _COUNTED_NOUN = re.compile(r"\d[\d,]*\s+([A-Za-z]+)")
 
 
+_PERCENT_ASKED = re.compile(r"\bwhat\s+(?:percent(?:age)?|%)\b|\bhow\s+many\s+percent\b", re.I)
+
+
 def quantity_not_asked(line: str, number: str, question: str) -> bool:
     """The number the answer line commits to is labelled as another quantity than the one asked: a count of
     one of the question's things where an amount of money is asked (`She sells 18 eggs.` for "How much in
-    dollars does she make?", `10,000 people` for the difference in fees), an amount per one of them where a total
-    is asked (`$15 per student`), or money per another period than the one asked (`$57,500 per month` for "her
-    annual salary")."""
+    dollars does she make?", `10,000 people` for the difference in fees), a count of them where a percentage is
+    asked (`60 students` for "What percentage of the students ...?"), an amount per one of them where a total is
+    asked (`$15 per student`), or money per another period than the one asked (`$57,500 per month` for "her annual
+    salary", `\\boxed{\\$460} per hour` for "her earnings for this week")."""
     asking = _asking_sentence(question)
     at = re.search(r"(?<![\d.,])" + re.escape(number) + r"(?![\d])", line)
     if at is None or not asking:
         return False
-    after = line[at.end() :]
+    after = re.sub(r"^[}$*)\\]+", "", line[at.end() :])  # `\boxed{\$460} per hour`: past the box's end
     counted = {
         w.lower() for w in _COUNTED_NOUN.findall(question)
     }  # what the question counts: `16 eggs`, `5 students`
+    if _PERCENT_ASKED.search(asking):  # `60 students` for "What percentage of the students ...?"
+        word = re.match(r"\s+([A-Za-z]+)", after)
+        return bool(word) and word.group(1).lower() in counted
     if _MONEY_ASKED.search(asking) and "$" not in line[max(0, at.start() - 2) : at.start()]:
         word = re.match(r"\s+([A-Za-z]+)", after)
         noun = word.group(1).lower() if word else ""
