@@ -16,7 +16,10 @@ tests/verifiers/test_symmetry.py checks it on every labelled pair):
 - Decimals against exact values: a decimal is the exact rational it writes, alone or inside an
   expression. `0.25` is `\\frac14` and `0.5x` is `\\frac{x}{2}`, but no decimal equals an irrational or
   a repeating value, however many digits it has (`0.8660254037844386` is not `\\frac{\\sqrt3}{2}`,
-  `0.333333333333333x^2` is not `\\frac{x^2}{3}`, `0.333` is not `\\frac13`); `0.\\overline{3}` is.
+  `0.333333333333333x^2` is not `\\frac{x^2}{3}`, `0.333` is not `\\frac13`); `0.\\overline{3}` is. One
+  exception: a plain number printed from binary floating point at its full precision (15 significant digits or
+  more) is the whole or terminating value it rounds (`26.000000000000004` is 26, `0.30000000000000004` is 0.3;
+  `verifiers.normalize.float_rendering`), as a program prints it; a repeating value (`0.6666666666666666`) is not.
 - Nothing is never equal to anything: an empty answer (`\\boxed{}`) is `no_answer`, an empty,
   unreadable or malformed gold (`2^`, `4\\sqrt(2)`) is `gold_invalid` (Verdict.valid False).
 - A choice letter with its option (`C. {x | -3<x<4}`) equals the option's content, on either side.

@@ -51,7 +51,13 @@ Formats that say where the answer is: the last `"answer"` field of a JSON object
 `Explanation:` is an answer-first format, and that first line is the answer; an `<answer>` tag that never closes
 is read by a finished box after it, else its whole content is the answer (a sampler stopped at `</answer>` drops
 the stop string), unless that content stops mid-line or the response was cut off at its token limit; a program's
-printed value on the last line (`>>> 85.0`) is its answer.
+printed value on the last line (`>>> 85.0`) is its answer, and so is a one-line output block that ends the response
+(Program-of-Thought's and ToRA's ```` ```output ```` block, or an unmarked block right after the program's).
+
+What a response adds after its answer is no part of it: a closing offer or remark (`Let me know if ...`), a check
+(`Check: 9 × 5 = 45 cards.`, also in brackets), and a bracketed aside that ends the last sentence after its value
+(`so he fills 7 shelves (7 x 9 = 63).`, `70 gold coins (and 40 silver)`; an alternative, `(or x = -2)`, stays a
+hedge).
 
 Other languages: answer words and sentences of 16 languages (`Die Antwort lautet`, `Ответ:`, `答えは`, `정답은`,
 `Đáp số:`, `Jawabannya adalah`, `Cevap ...'dir`, `الإجابة هي`, `उत्तर ... है`, `คำตอบคือ`, `Jibu ni`, ...) mark an
