@@ -144,6 +144,9 @@ LABELS_F4 = [DATA / "rule_labels_F4.jsonl"]
 # perturbed word problems: GSM-IC, GSM-Symbolic, GSM-ALT templates, SVAMP variants (CLLM, PRP, FLARE), MiP items
 # (2026-11-30, thirteenth session)
 LABELS_G4 = [DATA / "rule_labels_G4.jsonl"]
+# geometry and measurement items of image benchmarks and banks (MathVista/MATH-Vision copies, DynaMath, SolidGeo,
+# MV-MATH, MathScape) whose figures the text lacks (2026-11-30, thirteenth session)
+LABELS_H4 = [DATA / "rule_labels_H4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -202,6 +205,7 @@ SETS = {
     "E4": LABELS_E4,
     "F4": LABELS_F4,
     "G4": LABELS_G4,
+    "H4": LABELS_H4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -45,7 +45,28 @@ _SHOWN_IN_TEXT = re.compile(
     r"\n\s*\||\\begin\{(tabular|array)|\$\$|\\\[|<table\b"
 )  # a table or display the text carries (Markdown, LaTeX, HTML)
 # an image the statement links (`<img src=...>`, `![graph](...)`): its data are not in the text
-_IMAGE = re.compile(r"<img\b|!\[[^\]]*\]\(", re.I)
+_IMAGE = re.compile(r"<img\b|!\[[^\]]*\]\(|<image\s*_?\d*>|<ImageHere>|\[image\s*\d*\]", re.I)  # also a
+# benchmark's image slot (`<image1>`, MathVista's `<image>`)
+# a picture or a drawn shape the statement points at: `in the image`, `see the picture`, `the rectangle above`
+_PICTURE = re.compile(
+    r"\bsee (?:the |this |these )?(?:images?|pictures?|photos?)\b"
+    r"|\b(?:in|from) (?:this|these) (?:images?|pictures?|photos?)\b"
+    r"|\b(?:images?|pictures?|photos?) (?:below|above|shown)\b"
+    r"|\bin (?:the )?image\s*[?.,]"  # `the age gap between these two people in image?`; `the image of A` is a map's
+    r"|\bthe (?:rectangle|triangle|square|circle|shape|trapezoid|polygon|prism|cube|grid|number line|graph|chart|table|"
+    r"clock|spinner|figure) (?:above|below)\b",
+    re.I,
+)
+# a measure of a shape asked where the statement gives no number at all (`Find the perimeter of the orange square.`,
+# `Find the surface area of the rectangular prism.`): its dimensions are in a figure; and a function or graph
+# pointed at and never written (`Find the largest zero of this cubic function.`)
+_SHAPE_MEASURE = re.compile(
+    r"\b(?:area|perimeter|volume|circumference|height|length|width|radius|diameter|angle|side)s?\b[^.?]*\b(?:square|"
+    r"rectangle|triangle|circle|prism|cube|cylinder|cone|sphere|pyramid|trapezoid|polygon|hexagon|pentagon|shape|solid|"
+    r"figure|region|parallelogram|rhombus)s?\b",
+    re.I,
+)
+_THIS_FUNCTION = re.compile(r"\bthis (?:\w+ ){0,2}(?:function|graph|curve|plot|polynomial)\b", re.I)
 _SEVERAL = re.compile(
     r"\b(find|determine|list|give) all\b|\ball (possible )?(values|solutions|pairs|triples|integers|numbers|"
     r"real numbers|functions|polynomials)\b",
@@ -1109,6 +1130,14 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
     elif (
         _FIGURE.search(text)
         or _FIGURE_OTHER_LANGUAGES.search(text)
+        or (_PICTURE.search(text) and not _SHOWN_IN_TEXT.search(text))
+        or (
+            (_SHAPE_MEASURE.search(text) or _THIS_FUNCTION.search(text))
+            and not _ANY_NUMBER.search(text)
+            and not re.search(r"[$=\\^]", text)
+            and len(text)
+            <= 100  # a one-line ask (a long olympiad statement names its shape by its conditions)
+        )
         or _SHADED.search(text)
         or ((_SHOWN.search(text) or _SHOWN_LOOSE.search(text)) and not _SHOWN_IN_TEXT.search(text))
     ):
