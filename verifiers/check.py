@@ -426,6 +426,8 @@ def check(
         and (_contradicted_after(pred, v) or _equation_after(pred, v))
     ):
         return Verdict(False, "contradicted_after", v.pred, v.extracted, v.gold)
+    if v.equivalent and isinstance(pred, str) and _other_choice_before(pred):
+        return Verdict(False, "hedged", v.pred, v.extracted, v.gold)
     if (
         v.equivalent
         and isinstance(pred, str)
@@ -548,6 +550,30 @@ def _unit_beside_differs(pred: str, gold: str, v: Verdict, deadline: float) -> b
     if written is None or written not in _UNIT_WORDS:
         return False
     return _compare(f"{v.pred} {written}", gold, deadline).reason == "unit_mismatch"
+
+
+# a sentence that names the chosen option (`Hence, the correct choice is (D).`), and a last line that is one letter
+_CHOICE_NAMED = re.compile(
+    r"\b(?:correct|right|final)\s+(?:choice|answer|option)\s+is\s*:?\s*(?:option\s*)?\(?([A-E])\)?(?![\w(])",
+    re.I,
+)
+_LAST_LETTER_LINE = re.compile(
+    r"\n[ \t*]*(?:final\s+)?answer[ \t*]*[:：][ \t*]*\(?([A-E])\)?[ \t*.]*\s*\Z", re.I
+)
+
+
+def _other_choice_before(pred: str) -> bool:
+    """An answer line with one option letter right after a sentence that names another option as the correct one
+    (`Hence, the correct choice is (D).\nAnswer:C`), no correction between them: two choices offered, a hedge."""
+    if "orrect" not in pred[-400:] and "ight" not in pred[-400:] and "inal" not in pred[-400:]:
+        return False
+    line = _LAST_LETTER_LINE.search(pred, max(0, len(pred) - 400))
+    if line is None:
+        return False
+    named = list(_CHOICE_NAMED.finditer(pred, max(0, line.start() - 200), line.start()))
+    if not named or not re.fullmatch(r"[\s.)*]*", pred[named[-1].end() : line.start()]):
+        return False  # no option named, or words between (`Wait, recheck: ... So C.`): a correction
+    return named[-1].group(1).upper() != line.group(1).upper()
 
 
 def _contradicted_after(pred: str, v: Verdict) -> bool:
@@ -732,7 +758,11 @@ def _with_unit(answer: str, pred: str) -> str:
     # area or a volume: `350 square kilometers`)
     at = [m for m in re.finditer(r"(?<![\d.,])" + re.escape(core) + r"(?![\d.,]\d)", line)] if core else []
     word = (
-        re.match(r"\s+(?:(?:square|sq\.?|cubic)\s+)?[A-Za-z]+", line[at[0].end() :]) if len(at) == 1 else None
+        re.match(
+            r"\s*(?:(?:square|sq\.?|cubic)\s*)?[A-Za-z]+(?:\^\s*\{?\s*[23]\s*\}?|[²³])?", line[at[0].end() :]
+        )
+        if len(at) == 1
+        else None
     )
     return core + word.group(0) if word else answer
 
@@ -753,6 +783,10 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         return Verdict(
             False, "unit_mismatch", v.pred, v.extracted, v.gold
         )  # `45 seconds` for a question in minutes
+    if v.reason != "unit_converted" and forms.measure_not_asked(
+        _with_unit(v.extracted or v.pred, pred), gold, question
+    ):
+        return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `16 m²` for a perimeter
     if v.reason == "unit_converted" and forms.asked_unit(question) not in (None, v.pred.split()[-1]):
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `1.5 h` for "How many minutes?"
     if v.extracted and forms.order_not_kept(v.extracted, question):  # `15, 14, 6, 4` "in increasing order"
@@ -1084,6 +1118,11 @@ def restates_question(answer: str, gold: str, question: str) -> bool:
     differently from the gold: a number alone or the gold's own spelling never is."""
     a = _squash(normalize(answer)).replace("$", "")
     if forms.choice(gold) is not None:  # a choice gold: the option's content is a right answer
+        return False
+    letter = forms.choice(answer)
+    if (
+        letter is not None and not letter[1]
+    ):  # `(C)`: a letter names an option, and options are in the question
         return False
     if not a or not _OPERATOR.search(a) or a == _squash(normalize(_read_gold(gold) or gold)).replace("$", ""):
         return False

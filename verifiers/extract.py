@@ -1055,16 +1055,29 @@ _ECHO_STOP = frozenset(
 )
 
 
+# the past forms a concluding sentence writes for the verb its question asks with (`paid` for "pay")
+_PAST = {"paid": "pay", "spent": "spend", "made": "make", "sold": "sell", "bought": "buy", "left": "leave",
+         "gave": "give", "took": "take", "ran": "run", "ate": "eat", "drank": "drink", "won": "win", "lost": "lose",
+         "saw": "see", "read": "read", "wrote": "write", "found": "find", "kept": "keep", "brought": "bring",
+         "caught": "catch", "grew": "grow", "drew": "draw", "flew": "fly", "rode": "ride", "swam": "swim",
+         "earned": "earn", "needed": "need", "owed": "owe", "saved": "save"}  # fmt: skip
+
+
 def _echoes_question(sent: str, question: str) -> bool:
     """A last sentence that restates the question's ask with its answer (`She makes 18 dollars a day.` for "How much
     in dollars does she make every day?"): two content words of the asking sentence (compared by their first four
-    letters) are in it."""
+    letters, a verb's past form as the verb) are in it, or its one content word (`She paid $1,430.` for "How much
+    did she pay?")."""
     asks = [q for q in re.split(r"(?<=[.?!])\s+", question.strip()) if "?" in q] or [question]
 
     def stems(t: str) -> set[str]:
-        return {w.lower()[:4] for w in re.findall(r"[A-Za-z]{3,}", t) if w.lower() not in _ECHO_STOP}
+        words = (w.lower() for w in re.findall(r"[A-Za-z]{3,}", t))
+        return {_PAST.get(w, w)[:4] for w in words if w not in _ECHO_STOP}
 
-    return len(stems(sent) & stems(asks[-1])) >= 2
+    asked = stems(
+        asks[-1]
+    )  # `How much did she pay?` asks with one content word; `She paid $1,430.` echoes it
+    return bool(asked) and len(stems(sent) & asked) >= min(2, len(asked))
 
 
 _QUALIFIED = re.compile(

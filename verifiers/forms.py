@@ -776,6 +776,48 @@ def _square_of(unit: str) -> str | None:
     return length if length is not None and _FACTOR[length][0] == "length" else None
 
 
+_LENGTHS = {"mm": "mm", "millimeter": "mm", "millimetre": "mm", "cm": "cm", "centimeter": "cm", "centimetre": "cm",
+            "m": "m", "meter": "m", "metre": "m", "km": "km", "kilometer": "km", "kilometre": "km", "in": "in",
+            "inch": "in", "inche": "in", "ft": "ft", "foot": "ft", "feet": "ft", "yd": "yd", "yard": "yd", "mi": "mi",
+            "mile": "mi"}  # fmt: skip
+_MEASURE_AT_END = re.compile(
+    r"\d\s*(?P<sq>square\s+|sq\.?\s*)?(?P<u>[A-Za-z]+?)s?\.?\s*(?P<pow>\^\s*\{?\s*2\s*\}?|²)?\s*\.?\s*$",
+    re.IGNORECASE,
+)
+_AN_AREA_ASKED = re.compile(r"\b(?:area|surface\s+area)\b", re.I)
+_LENGTH_ASKED = re.compile(
+    r"\b(?:perimeter|circumference|length|distance|height|width|breadth|hypotenuse|radius|diameter)\b", re.I
+)
+
+
+def _measure_of(text: str) -> tuple[str, str] | None:
+    """(`area` or `length`, the length unit) of a value written with a unit of area or length (`264 m²`, `264 sq.cm`,
+    `96 cm`), else None."""
+    m = _MEASURE_AT_END.search(text.replace("$", " ").replace("\\,", " "))
+    unit = _LENGTHS.get(m.group("u").lower()) if m else None
+    if unit is None:
+        return None
+    return ("area" if m.group("sq") or m.group("pow") else "length"), unit
+
+
+def measure_not_asked(answer: str, gold: str, question: str) -> bool:
+    """An area where a length is the answer or the reverse (`16 m²` for "What is the perimeter of the square?", `96 cm`
+    for an area in sq.cm), or the gold's own measure in another unit with the same number (`264 m²` for `264
+    sq.cm`): the number agrees, the quantity does not."""
+    said = _measure_of(answer)
+    if said is None:
+        return False
+    wanted = _measure_of(gold)
+    if wanted is not None:
+        return said != wanted
+    asking = _asking_sentence(question)
+    if _AN_AREA_ASKED.search(asking):
+        return said[0] != "area"
+    if _LENGTH_ASKED.search(asking):
+        return said[0] != "length"
+    return False
+
+
 def plain_units(question: str) -> str:
     """The question with its LaTeX units written plainly (`$\\mathrm{km} / \\mathrm{h}$` -> `km/h`)."""
     q = re.sub(r"\\(?:mathrm|text|textrm|rm)\s*\{\s*~?\s*([^{}]*)\}", r"\1", question or "")
