@@ -58,10 +58,11 @@ _PICTURE = re.compile(
     re.I,
 )
 # a measure of a shape asked where the statement gives no number at all (`Find the perimeter of the orange square.`,
-# `Find the surface area of the rectangular prism.`): its dimensions are in a figure; and a function or graph
+# `Find the surface area of the rectangular prism.`): its dimensions are in a figure (an angle may be the shape's own:
+# `the sum of the angles in a hexagon`, and a side count is); and a function or graph
 # pointed at and never written (`Find the largest zero of this cubic function.`)
 _SHAPE_MEASURE = re.compile(
-    r"\b(?:area|perimeter|volume|circumference|height|length|width|radius|diameter|angle|side)s?\b[^.?]*\b(?:square|"
+    r"\b(?:area|perimeter|volume|circumference|height|length|width|radius|diameter)s?\b[^.?]*\b(?:square|"
     r"rectangle|triangle|circle|prism|cube|cylinder|cone|sphere|pyramid|trapezoid|polygon|hexagon|pentagon|shape|solid|"
     r"figure|region|parallelogram|rhombus)s?\b",
     re.I,
@@ -1137,6 +1138,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
             and not re.search(r"[$=\\^]", text)
             and len(text)
             <= 100  # a one-line ask (a long olympiad statement names its shape by its conditions)
+            and not re.search(r"\bunit\b", text, re.I)  # `the unit square`: its side is given by its name
         )
         or _SHADED.search(text)
         or ((_SHOWN.search(text) or _SHOWN_LOOSE.search(text)) and not _SHOWN_IN_TEXT.search(text))

@@ -64,3 +64,14 @@ def test_a_figure_the_text_lacks_is_needed(problem, key):
 )
 def test_a_photo_or_a_picture_in_a_word_problem_is_no_figure(problem, key, kept):
     assert_kept_as(offline(problem, key), kept)
+
+
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        ("Find the diagonal's length squared of the unit square.", "2", "2"),
+        ("How many sides does a hexagon have?", "6", "6"),
+    ],
+)
+def test_a_shape_whose_measure_its_name_gives_is_no_figure(problem, key, kept):
+    assert_kept_as(offline(problem, key), kept)
