@@ -552,26 +552,26 @@ def _unit_beside_differs(pred: str, gold: str, v: Verdict, deadline: float) -> b
     return _compare(f"{v.pred} {written}", gold, deadline).reason == "unit_mismatch"
 
 
-# a sentence that names the chosen option (`Hence, the correct choice is (D).`), and a last line that is one letter
+# a sentence that names the chosen option (`Hence, the correct choice is (D).`)
 _CHOICE_NAMED = re.compile(
     r"\b(?:correct|right|final)\s+(?:choice|answer|option)\s+is\s*:?\s*(?:option\s*)?\(?([A-E])\)?(?![\w(])",
     re.I,
 )
-_LAST_LETTER_LINE = re.compile(
-    r"\n[ \t*]*(?:final\s+)?answer[ \t*]*[:：][ \t*]*\(?([A-E])\)?[ \t*.]*\s*\Z", re.I
-)
 
 
 def _other_choice_before(pred: str) -> bool:
-    """An answer line with one option letter right after a sentence that names another option as the correct one
-    (`Hence, the correct choice is (D).\nAnswer:C`), no correction between them: two choices offered, a hedge."""
+    """A last line that is an answer line naming one letter (`_LETTER_LINE`) right after a sentence that names another
+    option as the correct one (`Hence, the correct choice is (D).\nAnswer:C`), no correction between them: two
+    choices offered, a hedge."""
     if "orrect" not in pred[-400:] and "ight" not in pred[-400:] and "inal" not in pred[-400:]:
         return False
-    line = _LAST_LETTER_LINE.search(pred, max(0, len(pred) - 400))
+    body = pred.rstrip()
+    cut = body.rfind("\n")
+    line = _LETTER_LINE.fullmatch(body[cut + 1 :].strip().strip("*").strip()) if cut > 0 else None
     if line is None:
         return False
-    named = list(_CHOICE_NAMED.finditer(pred, max(0, line.start() - 200), line.start()))
-    if not named or not re.fullmatch(r"[\s.)*]*", pred[named[-1].end() : line.start()]):
+    named = list(_CHOICE_NAMED.finditer(body, max(0, cut - 200), cut))
+    if not named or not re.fullmatch(r"[\s.)*]*", body[named[-1].end() : cut]):
         return False  # no option named, or words between (`Wait, recheck: ... So C.`): a correction
     return named[-1].group(1).upper() != line.group(1).upper()
 
