@@ -1415,13 +1415,10 @@ def _extract(text: str, gold: bool, cut_off: bool = False) -> Extraction:
                     : points.start()
                 ]  # `> Key Points: Subtract 7 from both sides, ...`: a summary, no answer
                 last = text[-600:]
-        check = None
         if ("Check" in last or "check:" in last or "erif" in last) and _CHECK_LABEL.search(last):
-            check = _TRAILING_CHECK.search(text, max(0, len(text) - 600))
-        if check and not _STATED_ANSWER.search(check.group(0)) and "box" not in check.group(0):
-            text = text[
-                : check.start()
-            ]  # `He would use 9 pages. Check: 9 × 5 = 45 cards.`: the check restates
+            text = _without_check(
+                text
+            )  # `He would use 9 pages. Check: 9 × 5 = 45 cards.`: the check restates
         text = without_trailing_aside(text)  # `... 7 shelves (7 x 9 = 63).`: the check is no answer
         if text[-8:].rstrip().endswith("**") and "\n" in text.strip():
             bold = _BOLD_LAST_LINE.search(text, max(0, len(text) - 200))
@@ -1568,10 +1565,17 @@ def without_trailing_asides(text: str) -> str:
     sentence (`(7 x 9 = 63)`, `(and 40 silver)`)."""
     text = without_closing_remarks(text)
     if "heck" in text[-600:] or "erif" in text[-600:]:
-        check = _TRAILING_CHECK.search(text, max(0, len(text) - 600))
-        if check and not _STATED_ANSWER.search(check.group(0)) and "box" not in check.group(0):
-            text = text[: check.start()]
+        text = _without_check(text)
     return without_trailing_aside(text)
+
+
+def _without_check(text: str) -> str:
+    """The text without a check that ends it (`Check: 9 × 5 = 45 cards.`), unless the check states the answer or
+    boxes it."""
+    check = _TRAILING_CHECK.search(text, max(0, len(text) - 600))
+    if check and not _STATED_ANSWER.search(check.group(0)) and "box" not in check.group(0):
+        return text[: check.start()]
+    return text
 
 
 def without_trailing_aside(text: str) -> str:
