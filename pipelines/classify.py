@@ -1125,8 +1125,10 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         info["diagram"] = "asy"
         if reject_diagrams:
             reasons.append("diagram")
-    elif acquired.get("diagram") == "image" or _IMAGE.search(text):
+    elif acquired.get("diagram") == "image" or imported.get("image_column") or _IMAGE.search(text):
         info["diagram"] = "image"
+        if imported.get("image_column"):
+            info["image_column"] = imported["image_column"]
         reasons.append("needs_diagram")
     elif (
         _FIGURE.search(text)

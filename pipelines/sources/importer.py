@@ -43,7 +43,9 @@ DEFAULT_NAMES = {
     "original_answer": ["final_answer", "answer", "Answer", "gold", "ground_truth", "expected_answer"],
     "solution": ["solution", "Solution", "solutions"],
     "source_ref": ["id", "unique_id", "idx", "ID", "index"],
-    "context": ["context"],
+    # SVAMP's `Body` and ASDiv's `body` hold the setup their `Question` asks about: without it the
+    # question alone (`How much did the candy bar cost?`) has nothing to answer from
+    "context": ["context", "Body", "body"],
     "competition": ["competition", "contest"],
     "year": ["year"],
     "problem_number": ["problem_number"],
@@ -51,6 +53,10 @@ DEFAULT_NAMES = {
 _GSM8K = re.compile(r"\n?\s*####\s*(?P<ans>[^\n]+?)\s*$")
 _CALC = re.compile(r"<<[^<>]*>>")
 _MAX_EXTRA = 200  # unmapped columns shorter than this are kept in checks.import.extra
+# columns in which visual benchmarks (MathVista, MATH-Vision, MathVerse, DynaMath, ...) carry a row's
+# figure: a row with one filled needs an image its text does not hold, whatever the text says
+IMAGE_COLUMNS = ("image", "images", "decoded_image", "image_path", "image_paths", "image_url", "img", "figure",
+                 "figure_path", "picture", "diagram")  # fmt: skip
 _COLUMN_LOOKAHEAD = 1000  # rows read before the mapping is settled
 
 
@@ -169,6 +175,15 @@ def _resolve_mapping(columns: list[str], mapping: dict[str, str] | None, where: 
             raise ImportDataError(
                 f"{where}: mapping names column(s) {missing} that the data lacks; columns: {columns}; fix: name one of those columns"
             )
+        setup = next((c for c in ("Body", "body") if c in columns and c not in out.values()), None)
+        if setup and "context" not in out:
+            import warnings
+
+            warnings.warn(
+                f"{where}: column {setup!r} (the setup the question asks about, in SVAMP/ASDiv) is not mapped, so "
+                f"each problem is the question alone; add context={setup} to the mapping",
+                stacklevel=2,
+            )
     if "original_problem" not in out:
         raise ImportDataError(
             f"{where}: no problem column found among {columns}; "
@@ -227,6 +242,19 @@ def _solution_text(value: Any, where: str, column: str) -> str | None:
         return items[0] if items else None
     text = _text(value, where, column)
     return text.strip() if text and text.strip() else None
+
+
+def _filled(value: Any) -> bool:
+    """A cell that holds something: an image path, bytes, a `datasets` Image struct, a non-empty list."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, str | bytes | list | tuple | dict):
+        if isinstance(value, dict):
+            return any(_filled(v) for v in value.values())
+        if isinstance(value, list | tuple):
+            return any(_filled(v) for v in value)
+        return bool(value.strip()) if isinstance(value, str) else bool(value)
+    return True
 
 
 def _jsonable(value: Any) -> bool:
@@ -303,6 +331,9 @@ def import_records(
                     f"{where}: column {fields['year']!r} is {row[fields['year']]!r}, not a year"
                 ) from e
         used = set(fields.values())
+        image = next((c for c in IMAGE_COLUMNS if c not in used and _filled(row.get(c))), None)
+        if image:
+            info["image_column"] = image
         extra = {k: v for k, v in row.items() if k not in used and _jsonable(v) and len(str(v)) <= _MAX_EXTRA}
         if extra:
             info["extra"] = extra

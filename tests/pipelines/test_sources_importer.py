@@ -167,3 +167,55 @@ def test_columns_come_from_the_first_rows_not_row_one_alone(tmp_path):
         assert len(recs) == 20
         assert recs[0].get("original_answer") in (None, "")  # the row that has none
         assert [r["original_answer"] for r in recs[1:]] == [str(k + 1) for k in range(2, 21)]
+
+
+# SVAMP (`Body`, `Question`) and ASDiv (`body`, `question`) rows as those files write them
+SVAMP_ROW = {"ID": "chal-1", "Body": "Each pack of dvds costs 76 dollars. If there is a discount of 25 dollars on each pack",
+             "Question": "How much do you have to pay to buy each pack?", "Equation": "( 76.0 - 25.0 )",
+             "Answer": 51.0, "Type": "Subtraction"}  # fmt: skip
+ASDIV_ROW = {"body": "Seven red apples and two green apples are in the basket.",
+             "question": "How many apples are in the basket?", "answer": "9 (apples)", "formula": "7+2=9"}  # fmt: skip
+
+
+@pytest.mark.parametrize("row, body", [(SVAMP_ROW, "Body"), (ASDIV_ROW, "body")])
+def test_a_question_is_imported_with_the_setup_it_asks_about(tmp_path, row, body):
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    (rec,) = import_records(path, name="wp")
+    question = row.get("Question") or row["question"]
+    assert rec["original_problem"].startswith(row[body]) and rec["original_problem"].endswith(question)
+    # a mapping that names the question but not the setup imports the question alone, and says so
+    with pytest.warns(UserWarning, match=f"context={body}"):
+        (alone,) = import_records(
+            path, name="wp", mapping={"problem": "Question" if body == "Body" else "question"}
+        )
+    assert alone["original_problem"] == question
+    (both,) = import_records(path, name="wp", mapping={"problem": "Question" if body == "Body" else "question",
+                                                        "context": body})  # fmt: skip
+    assert both["original_problem"] == rec["original_problem"]
+
+
+def test_a_row_whose_figure_is_in_an_image_column_is_rejected_as_needing_it(tmp_path):
+    from pipelines.classify import classify
+
+    # MathVista-style rows: the text never names the figure; the `image` / `decoded_image` columns hold it
+    rows = [
+        {"pid": "1", "question": "Subtract all red things. How many objects are left?", "answer": "5",
+         "image": "images/1.jpg", "decoded_image": None},
+        {"pid": "2", "question": "How many bars have values larger than 4?", "answer": "3", "image": None,
+         "decoded_image": {"bytes": b"\x89PNG...", "path": None}},
+        {"pid": "3", "question": "How many positive divisors does 36 have?", "answer": "9", "image": "",
+         "decoded_image": None},
+        {"pid": "4", "question": "What is 7 times 8?", "answer": "56", "image": None, "decoded_image": {"bytes": None,
+                                                                                                      "path": None}},
+    ]  # fmt: skip
+    path = tmp_path / "vista.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    recs = import_records(path, name="vista")
+    flagged = [
+        json.loads(r["checks"])["import"].get("image_column") if r.get("checks") else None for r in recs
+    ]
+    assert flagged == ["image", "decoded_image", None, None]
+    out = [classify(r) for r in recs]
+    assert [o["status"] for o in out][:2] == ["rejected:needs_diagram"] * 2
+    assert not any(str(o["status"]).startswith("rejected") for o in out[2:])
