@@ -162,6 +162,51 @@ def summarise(paths: dict[int, Path]) -> dict:
     return out
 
 
+def plot(paths: dict[int, Path], out: Path) -> Path:
+    """Left: d_t per step (mean over seeds, band +-1 s.e.) and its running sum; right: each seed's mean d_t
+    with the mean over seeds and its s.e."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from mechanisms import mean_se
+
+    runs = {s: [json.loads(x)["d_entropy"] for x in p.read_text().splitlines()] for s, p in paths.items()}
+    n = min(len(v) for v in runs.values())
+    steps = list(range(1, n + 1))
+    per_step = [mean_se([v[i] for v in runs.values()]) for i in range(n)]
+    m = [a for a, _ in per_step]
+    se = [b or 0.0 for _, b in per_step]
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
+    ax.plot(steps, m, color="C0", label="d_t = H(eps_high 0.28) - H(0.2), mean over seeds")
+    ax.fill_between(steps, [a - b for a, b in zip(m, se, strict=True)], [a + b for a, b in zip(m, se, strict=True)],
+                    color="C0", alpha=0.25)  # fmt: skip
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set_xlabel("step")
+    ax.set_ylabel("entropy difference after one update (nats/token)")
+    cx = ax.twinx()
+    cum = [sum(m[: i + 1]) for i in range(n)]
+    cx.plot(steps, cum, color="C2", ls="--", label="running sum")
+    cx.set_ylabel("running sum of d_t")
+    ax.legend(loc="upper left", fontsize=8)
+    cx.legend(loc="lower right", fontsize=8)
+    seeds = sorted(runs)
+    means = [sum(runs[s]) / len(runs[s]) for s in seeds]
+    bx.scatter([str(s) for s in seeds], means, color="C0")
+    mm, ms = mean_se(means)
+    bx.axhline(mm, color="k", lw=1)
+    bx.axhspan(mm - (ms or 0), mm + (ms or 0), color="k", alpha=0.1)
+    bx.axhline(0, color="k", lw=0.5, ls=":")
+    bx.set_xlabel("seed")
+    bx.set_ylabel("mean d_t over the run")
+    fig.suptitle(f"clip-higher, one update at a time on the same rollouts ({len(seeds)} seeds)")
+    fig.tight_layout()
+    path = out / f"{RESULT}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def main(argv: list[str] | None = None) -> dict | None:
     import mechanisms as M
 
@@ -179,7 +224,8 @@ def main(argv: list[str] | None = None) -> dict | None:
     args.epochs, args.max_prompt_len, args.eval_n = 1, 256, 4
     args.on_max_gen_batches, args.base, args.tag = "train", (), ""
     seeds = [int(s) for s in args.seeds.split(",")]
-    args.train, args.held, _ = M.build(args.work, n_train=4000, n_eval=400, task="chain")
+    if not args.report:
+        args.train, args.held, _ = M.build(args.work, n_train=4000, n_eval=400, task="chain")
     paths = {}
     for seed in seeds:
         p = args.work / "runs" / "same_rollouts" / f"seed{seed}" / "same_rollouts.jsonl"
@@ -196,6 +242,7 @@ def main(argv: list[str] | None = None) -> dict | None:
     print(f"clip_higher (same rollouts) d_entropy per update {h['mean']:+.2e} +- {h['se'] or 0:.1e} "
           f"(t {h['t'] or 0:+.1f}, {len(paths)} seeds): {'shown' if s['shown'] else 'not shown'}")  # fmt: skip
     if args.report:
+        s["figure"] = plot(paths, args.out).name
         atomic_write(args.out / f"{RESULT}.json", json.dumps(s, indent=1))
     return s
 

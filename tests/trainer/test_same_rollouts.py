@@ -114,6 +114,11 @@ def test_the_summary_shows_an_effect_only_at_three_standard_errors(same, tmp_pat
     steady = same.summarise({s: write(s, [1e-4 + s * 1e-6, 1e-4]) for s in range(5)})
     assert steady["shown"] and steady["d_entropy"]["mean"] > 0
     assert steady["per_seed"][0]["positive_steps"] == 2
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    figure = same.plot({s: tmp_path / f"{s}.jsonl" for s in range(5)}, tmp_path)
+    assert Image.open(figure).size[0] > 500
     mixed = same.summarise({s: write(s, [(-1) ** s * 1e-4, 0.0]) for s in range(5)})
     assert not mixed["shown"]
     assert mixed["per_seed"][1]["zero_steps"] == 1
