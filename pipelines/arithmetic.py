@@ -292,6 +292,46 @@ def asked_rounding(problem: str) -> tuple[str, Fraction] | None:
     return m.group(0).strip(), rounded if number >= 0 else -rounded
 
 
+# "Value of 33.33%?", "Convert 0.125 to a fraction.", "Express 45% as a fraction in lowest terms.", "Value of 16.66% or
+# 16 2/3%?": one number (a percent, a decimal, a mixed number or a fraction; alternatives joined by `or`) asked in another
+# form, so the key must be that number
+_STATED_NUMBER = r"-?\d+(?:\.\d+|\s+\d+/\d+|/\d+)?\s*%?"
+_ASKS_CONVERSION = re.compile(
+    r"^(?:(?:what\s+is\s+|find\s+)?(?:the\s+)?value\s+of|what\s+is|convert|express|write|change|rewrite)\s+\$?"
+    rf"(?P<nums>{_STATED_NUMBER}(?:\s+or\s+{_STATED_NUMBER})*)\$?"
+    r"(?P<form>\s+(?:as|to|into|in)\s+(?:a\s+|an\s+)?(?:common\s+|simple\s+|proper\s+|improper\s+|reduced\s+)?"
+    r"(?:fraction|decimal|percent(?:age)?)(?:\s+in\s+(?:its\s+)?(?:lowest|simplest)\s+(?:terms|form))?)?\s*[?.]?\s*$",
+    re.I,
+)
+
+
+def _stated_number(text: str) -> Fraction:
+    body = text.strip().rstrip("%").strip()
+    whole, _, frac = body.partition(" ")
+    value = Fraction(whole) + (Fraction(frac.strip()) if frac.strip() else 0) * (
+        -1 if whole.startswith("-") else 1
+    )
+    return value / 100 if text.strip().endswith("%") else value
+
+
+def asked_conversion(problem: str) -> tuple[str, list[tuple[str, Fraction]]] | None:
+    """(the number as written, [(each alternative, the exact value the key must have)]) when the asking sentence asks
+    for one stated number in another form (`Value of 33.33%?`, `Convert 0.125 to a fraction.`; as a percent, the
+    percent's number: 72 for `0.72`); a bare integer without a form asked (`What is 7?`) is no conversion."""
+    m = _ASKS_CONVERSION.match(asking_sentence(problem))
+    if m is None:
+        return None
+    parts = [p.strip() for p in re.split(r"\s+or\s+", m.group("nums"))]
+    if not m.group("form") and not any(re.search(r"[%./]|\d\s+\d", p) for p in parts):
+        return None
+    # asked as a percent (`What is 0.72 as a percentage?`): the key is the percent's number, 72
+    scale = 100 if re.search(r"percent", m.group("form") or "", re.I) else 1
+    try:
+        return m.group("nums").strip(), [(p, _stated_number(p) * scale) for p in parts]
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
 def asked_equation(problem: str) -> tuple[str, str | None] | None:
     """(the equation as written, the unknown the question names or None) when the asking sentence asks
     to solve one equation."""

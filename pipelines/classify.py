@@ -91,7 +91,10 @@ _OTHER_PROBLEM = re.compile(
     r"\bfrom position \d+\b|\b(the|this|that) (previous|preceding|prior|above|last) (problem|question|exercise|"
     r"example|part)\b|\b(in|from|of|see|using|use|as in) (the )?(problem|exercise|example|question|section|"
     r"appendix) \d+(\.\d+)*[a-z]?\b|\b(in|from|of|see|using|use) (the )?(problem|exercise|example) "
-    r"\d+(\.\d+)*\(\w\)|上一?题|上题|前一问|第\s*\(?\d\)?\s*问",
+    r"\d+(\.\d+)*\(\w\)|上一?题|上题|前一问|第\s*\(?\d\)?\s*问"
+    # Korean `위의 숫자에서` ("in the number above", opening a sentence: `책상 위의` is "on the desk"), `앞의 문제`,
+    # `이전 문제` ("the previous problem"); Japanese `前の問題`, `上の問題`
+    r"|(?:^|[.?!。]\s*)위의\s*(?:숫자|수|식|표|문제|자료|그래프|조건)|(?:앞|이전)의?\s*문제|前の問題|上の問題|前問",
     re.I,
 )
 # data that lives outside the statement: a table, chart or data set it names but does not carry

@@ -77,6 +77,7 @@ import sympy
 
 from pipelines.arithmetic import (
     arithmetic_value,
+    asked_conversion,
     asked_equation,
     asked_expression,
     asked_rounding,
@@ -1010,6 +1011,36 @@ def key_contradicted(problem: str, value: sympy.Expr) -> Miss | None:
         )
     if _INEXACT_WORDS.search(problem):
         return None
+    conversion = asked_conversion(problem)
+    if conversion is not None:
+        text, alternatives = conversion
+        if any(sympy.Rational(v.numerator, v.denominator) == value for _, v in alternatives):
+            return None
+        cut = []
+        for (
+            a,
+            target,
+        ) in alternatives:  # the key in the unit the decimal is written in (a percent's number for `33.33%`)
+            written = a.rstrip("%").strip()
+            if "." in written and value.is_Rational and target:
+                key = value * sympy.Rational(written) / sympy.Rational(target.numerator, target.denominator)
+                if _approximates(written, f"{key.p}/{key.q}"):
+                    cut.append(a)
+        if value.is_Rational and value.q > 1 and sympy.factorint(value.q).keys() <= {2, 5}:
+            # `Convert 1/3 to a decimal.` keyed 0.333: the key is the stated number cut to its places
+            places = max(sympy.multiplicity(2, value.q), sympy.multiplicity(5, value.q))
+            if any(abs(value - sympy.Rational(t.numerator, t.denominator)) < sympy.Rational(1, 10**places)
+                   for _, t in alternatives):  # fmt: skip
+                cut.append(text)
+        if cut:  # `Value of 33.33%?` keyed 1/3: the stated decimal is cut from the key's, so the key is not its value
+            return Miss(
+                f"the question's {cut[0]!r} and the key {value} differ by a decimal cut or rounded: approximate",
+                llm=False,
+            )
+        return Miss(
+            f"the key contradicts the question: {text!r} is exactly {alternatives[0][1]}, not the key {value}",
+            llm=False,
+        )
     expression = asked_expression(problem)
     if expression is not None:
         text, exact = expression
