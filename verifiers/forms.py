@@ -1051,6 +1051,13 @@ def _count_asked(question: str) -> bool:
     return bool(_HOW_MANY_ASKED.search(asking)) and not PERCENT_MENTIONED.search(asking)
 
 
+def _money_asked(question: str) -> bool:
+    """The asking sentence asks an amount of money (`What was the original price of the book?`) and names no percent
+    itself: a price, whatever discounts in percent the statement gave on the way."""
+    asking = question.rsplit("?", 1)[0].rsplit(".", 1)[-1] if "?" in question else ""
+    return bool(_MONEY_ASKED.search(asking)) and not PERCENT_MENTIONED.search(asking)
+
+
 def form_not_asked(answer: str, gold: str, question: str) -> str | None:
     """The reason an answer equal to the gold is not in the form its question asks for, or None: a fraction not
     in lowest terms, a radical not in simplest form, a decimal where a percent is asked, a unit of area or speed
@@ -1081,11 +1088,15 @@ def form_not_asked(answer: str, gold: str, question: str) -> str | None:
             ):
                 return "not_simplest_radical"
     count = re.fullmatch(r"(-?\d+(?:\.\d+)?)\\?%", a)
-    if count and "%" not in gold and (not PERCENT_MENTIONED.search(question) or _count_asked(question)):
+    if (
+        count
+        and "%" not in gold
+        and (not PERCENT_MENTIONED.search(question) or _count_asked(question) or _money_asked(question))
+    ):
         final = gold.rsplit("####", 1)[-1]  # a GSM8K solution's final line
         g = re.fullmatch(r"-?\d+(?:\.\d+)?", final.replace(" ", "").replace("$", "").replace(",", ""))
         if g and float(g.group(0)) == float(count.group(1)):
-            return "percent_not_asked"  # `30%` for "How many elves are left?" (gold 30)
+            return "percent_not_asked"  # `30%` for "How many elves are left?" (gold 30), `26%` for a price
     if _AS_PERCENT.search(question) and "%" in gold and "%" not in a and re.fullmatch(r"0?\.\d+", a):
         return "not_a_percent"  # `0.5` for "expressed as a percent" (gold 50%)
     asked = _AREA_ASKED.search(plain_units(question))
