@@ -1044,17 +1044,22 @@ def chinese_unit_not_asked(pred: str, question: str) -> bool:
 _HOW_MANY_ASKED = re.compile(r"\bhow\s+many\b", re.I)
 
 
+def _asked_clause(question: str) -> str:
+    """What the last `?` asks, from the last period before it (`` when nothing is asked with a `?`)."""
+    return question.rsplit("?", 1)[0].rsplit(".", 1)[-1] if "?" in question else ""
+
+
 def _count_asked(question: str) -> bool:
     """The asking sentence (the last with a `?`) asks how many, and names no percent itself: a count, whatever
     percentages the statement used on the way (`a 20% increase ... How many students are enrolled?`)."""
-    asking = question.rsplit("?", 1)[0].rsplit(".", 1)[-1] if "?" in question else ""
+    asking = _asked_clause(question)
     return bool(_HOW_MANY_ASKED.search(asking)) and not PERCENT_MENTIONED.search(asking)
 
 
 def _money_asked(question: str) -> bool:
     """The asking sentence asks an amount of money (`What was the original price of the book?`) and names no percent
     itself: a price, whatever discounts in percent the statement gave on the way."""
-    asking = question.rsplit("?", 1)[0].rsplit(".", 1)[-1] if "?" in question else ""
+    asking = _asked_clause(question)
     return bool(_MONEY_ASKED.search(asking)) and not PERCENT_MENTIONED.search(asking)
 
 
