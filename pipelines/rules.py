@@ -262,6 +262,28 @@ def _approximates(decimal: str, fraction: str) -> bool:
 # a key written as a sentence with one value in math: `Show that $a=2$.`, `Show that the answer is $\frac13$.`
 _SPAN_THEN_WORDS = re.compile(r"^\$\s*(-?\d+(?:[.,]\d+)?)\s*\$(?=\s+[^\W\d_])")
 _STATED_KEY = re.compile(r"(?:Show|Prove) that [^$\d]*\$([^$]+)\$[^$\d]*\.?")
+# a worked key that ends by naming what it found (`Degree of denominator is higher. Limit is $0$.`, `... Limit is
+# $4/12 = 1/3$.`): the value of its last sentence, when the question asks that thing (a limit for `\lim`)
+_CONCLUDING = re.compile(
+    r"(?:^|(?<=[.!:])\s+|\n)(?:so\s+|hence\s+|thus\s+|therefore\s+)?(?:the\s+)?(?P<noun>limit|sum|answer|derivative|integral|"
+    r"determinant|rank|probability)\s+(?:is|equals|=)\s*\$(?P<expr>[^$]+)\$\s*\.?\s*$",
+    re.I,
+)
+
+
+def _concluded(raw: str, problem: str | None) -> str | None:
+    """The value a worked key's last sentence names, when the key has working before it and the question asks
+    for the thing named."""
+    m = _CONCLUDING.search(raw.strip())
+    if m is None or m.start() == 0 or not problem:
+        return None
+    noun = m.group("noun").lower()
+    asked = (
+        noun == "answer" or re.search(rf"\b{noun}", problem, re.I) or (noun == "limit" and "\\lim" in problem)
+    )
+    return m.group("expr").strip() if asked else None
+
+
 # a number and a Chinese measure word or unit (`24项`, `2个`, `15厘米`), not a scale (`3万` is 30000)
 # a key that converts between units (`3 cm = 30 mm`, `8 mm = 0.8 cm`): the amount in the unit asked, when exact
 # factors (`verifiers.forms.same_quantity`) show both sides are one quantity
@@ -505,6 +527,11 @@ def parse_answer(
         return worked
     if worked is not None:  # a worked solution (MATH's `solution`, MetaMathQA's): its answer box or line
         return parse_answer(worked, problem_asks_equation=problem_asks_equation, problem=problem, units=units)
+    concluded = _concluded(raw, problem)
+    if concluded is not None:  # `Num ≈ 4n^2, Denom ≈ 12n^2. Limit is $4/12 = 1/3$.`: its last sentence
+        return parse_answer(
+            concluded, problem_asks_equation=problem_asks_equation, problem=problem, units=units
+        )
     raw = _SPAN_THEN_WORDS.sub(r"\1", raw)  # `$100$ zł`, `$32768$ sposobów`: the number out of its math span
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states

@@ -89,3 +89,24 @@ def test_a_number_sense_item_is_the_expression_before_its_equals_sign(problem, k
     done = offline(problem, key)
     assert_kept_as(done, kept)
     assert done["status"].startswith(status), done["status"]
+
+
+# F4 (development, this session): a worked key that ends by naming what it found is the value of that sentence, when
+# the question asks that thing; the working before it (`≈`, a sentence without a value) is not read
+@pytest.mark.parametrize(
+    ("problem", "key", "kept"),
+    [
+        (r"Find $\lim_{n\to\infty} \frac{n^2+1}{3n^2-n}$.", r"Numerator $\approx n^2$, Denom $\approx 3n^2$. Limit is $1/3$.", "4"),
+        (r"Find $\lim_{n\to\infty} \frac{2n^3+1}{5-n^3}$.", "Coefficients of highest power ($n^3$) are $2$ and $-1$.\nLimit is $2/(-1) = -2$.", "-2"),
+        (r"Find $\lim_{n\to\infty} \frac{n}{n^3+1}$.", r"Degree of denominator ($n^3$) is higher. Limit is $0$.", "0"),
+        ("What is the probability of rolling two sixes with two fair dice? Give it as a fraction m/n and find m+n.",
+         r"There are 36 outcomes and one is a double six. So the probability is $1/36$.", "37"),
+    ],
+)  # fmt: skip
+def test_a_worked_key_is_the_value_its_last_sentence_names(problem, key, kept):
+    assert_kept_as(offline(problem, key), kept)
+
+
+def test_a_last_sentence_naming_what_the_question_does_not_ask_is_not_read():
+    done = offline(r"Find the derivative of $x^3$ at $x = 2$.", r"Differentiate term by term. Sum is $5$.")
+    assert done["status"] != "kept", done["status"]
