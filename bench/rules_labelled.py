@@ -148,6 +148,7 @@ LABELS_G4 = [DATA / "rule_labels_G4.jsonl"]
 # MV-MATH, MathScape) whose figures the text lacks (2026-11-30, thirteenth session)
 LABELS_H4 = [DATA / "rule_labels_H4.jsonl"]
 LABELS_I4 = [DATA / "rule_labels_I4.jsonl"]
+LABELS_J4 = [DATA / "rule_labels_J4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -208,6 +209,7 @@ SETS = {
     "G4": LABELS_G4,
     "H4": LABELS_H4,
     "I4": LABELS_I4,
+    "J4": LABELS_J4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -817,6 +817,23 @@ def _option_items(listed: str) -> list[str] | None:
     return [re.sub(r"^\(?" + "ABCDEF"[i] + r"[).:]\s*", "", x) for i, x in enumerate(items)]
 
 
+_BARE_EQUALITY = re.compile(r"(?<![\w.,^_{}])(\d{1,12})\s*=\s*(\d{1,15})(?![\w.,]|\s*[-+*/×÷^]|\s*\()")
+
+
+def false_stated_equality(text: str) -> str | None:
+    """An equality of two plain numbers that opens the statement or a sentence as a fact and is false: `215 = 32768
+    and the sum of its digits is 26` is 2^15 with its superscript lost, so the rest of the statement (`the number
+    21000`) is garbled too. Not a coded puzzle (`If 3 = 9 and 4 = 16, then 5 = ?`) or a number sentence with a blank."""
+    if re.search(r"\bif\b[^.?!]{0,30}=", text, re.I) or re.search(r"_{2,}", text):
+        return None
+    for m in _BARE_EQUALITY.finditer(text):
+        # opening the statement or a sentence, as a stated fact: inside a sentence the number may end a formula
+        # whose operators the text spells (`(3)5^2-4(5-a)^2 \div 3=63`, `x _ 1 = 0`)
+        if re.search(r"(?:^|[.!?]\s+)$", text[: m.start()]) and int(m.group(1)) != int(m.group(2)):
+            return m.group(0)
+    return None
+
+
 def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
     """(stem without the choices, {letter: value}) when `text` ends with choices (A) .. (D/E), or with a
     line `Options: a / b / c / d` (lettered A, B, ... in their order; `_option_items` reads its forms)."""
@@ -1073,7 +1090,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("refers_to_other_problem")
     if _PLACEHOLDER.search(text):
         reasons.append("placeholder")
-    if _LOST_EXPRESSION.search(text) or _ASK_LOST.search(text):
+    if _LOST_EXPRESSION.search(text) or _ASK_LOST.search(text) or false_stated_equality(text):
         reasons.append("lost_expression")
     if answer and unstated_encoding(text, str(rec.get("original_answer") or "")):
         reasons.append("unstated_encoding")
