@@ -1553,7 +1553,7 @@ _SENTENCE_BREAKS = (". ", "! ", "? ", ".\n", "!\n", "?\n", "\n")
 # an aside in brackets that ends the last sentence after its value: a check (`so he fills 7 shelves (7 x 9 = 63).`) or
 # what else was found (`Gretchen has 70 gold coins (and 40 silver).`); an alternative (`(or x = -2)`) is no aside
 _TRAILING_ASIDE = re.compile(
-    r"(?<=\w)[ \t]*\((?![^()]*\bor\b)(?:[^()=]*\d[^()=]*=[^()]*|[ \t]*(?:and|check|verify|since|because|as)\b[^()]*)\)"
+    r"(?<=\w)[ \t]*\((?![^()]*\bor\b)(?:[^()=]*\d[^()=]*=[^()]*|[ \t]*(?:and|check|verify|since|because|as|the|i\.e\.)\b[^()]*)\)"
     r"(?=[ \t]*[.!]?[ \t]*\Z)",
     re.IGNORECASE,
 )
@@ -1578,13 +1578,30 @@ def _without_check(text: str) -> str:
     return text
 
 
+# `, which is the number we were asked for.` ending the last sentence after its value: a remark without a number
+_WHICH_CLAUSE = re.compile(r",\s*which\s+(?:is|was|answers|matches|gives)\b[^\d\n,;.!?]*[.!]?\s*\Z", re.I)
+
+
 def without_trailing_aside(text: str) -> str:
     """The text without a bracketed aside that ends its last sentence after a value the sentence states (`so he
     fills 7 shelves (7 x 9 = 63).`); where the sentence states none before it (`réponse est (35 + 70 = 105).`,
     `dividing by the number of values (42 / 3 = 14).`, other brackets aside) the brackets hold the value and stay."""
+    end = text.rstrip()
+    if end[-60:].count("which") and not any(ch.isdigit() for ch in end[-60:].rsplit("which", 1)[-1]):
+        clause = _WHICH_CLAUSE.search(end, max(0, len(end) - 120))
+        if (
+            clause
+            and not re.search(
+                r"option|choice", clause.group(0), re.I
+            )  # `, which is option C.`: it names a letter
+            and not re.search(r"\(?\b[A-E]\b\)?\s*[.!]?\s*$", clause.group(0))
+            and re.search(r"\d", re.split(r"[.!?](?:\s|$)|\n", end[: clause.start()])[-1])
+        ):
+            return (
+                end[: clause.start()] + "."
+            )  # `m + n = 821, which is the number we were asked for.`: a remark
     if text.rstrip()[-2:].rstrip(".!")[-1:] != ")":
         return text
-    end = text.rstrip()
     aside = _TRAILING_ASIDE.search(end, max(0, len(end) - 300))
     if aside is None:
         return text
@@ -1663,6 +1680,14 @@ _WHITE = re.compile(
 _CODE_BLOCK = re.compile(r"```.*?```", re.DOTALL)
 
 
+def _labelled_format(text: str, at: int) -> bool:
+    """`Final answer (AIME format): \\boxed{070}`: the format named in an answer line's label, not an example."""
+    return bool(
+        re.search(r"\banswer\s*\([^()\n]*$", text[max(0, at - 80) : at], re.I)
+        and re.match(r"[^()\n]*\)\s*[:：]", text[at:])
+    )
+
+
 def _without_hidden(text: str) -> str:
     """The response without what a reader does not see as its answer (`\\phantom{5}`, `{\\color{white}\\boxed{5}}`, a
     box after a TeX comment sign) and without boxes inside code blocks (`// answer = \\boxed{8}` is a comment) or in
@@ -1676,7 +1701,12 @@ def _without_hidden(text: str) -> str:
     if "%" in text:
         text = _COMMENTED_BOX.sub(" ", text)
     if "e.g" in text or "xample" in text or "ormat" in text or "nstance" in text:
-        text = _EXAMPLE_BOX.sub(lambda m: m.group(0)[: -len("\\boxed")] + "\\box_", text)
+        text = _EXAMPLE_BOX.sub(
+            lambda m: (
+                m.group(0) if _labelled_format(text, m.start()) else m.group(0)[: -len("\\boxed")] + "\\box_"
+            ),
+            text,
+        )
     if "```" in text:
         text = _CODE_BLOCK.sub(
             lambda m: m.group(0).replace("\\boxed", "\\box_") if "boxed" in m.group(0) else m.group(0), text
