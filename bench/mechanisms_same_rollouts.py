@@ -39,6 +39,12 @@ from mathdata.files import atomic_write  # noqa: E402
 EPS_WITHOUT = 0.2  # the arm without clip-higher (bench/mechanisms.py TECHNIQUES["clip_higher"])
 LOW_P = 0.2  # "low-probability" tokens: pi_old < 0.2 (the paper's section 3.1 argument)
 RESULT = "mechanisms_same_rollouts"
+# technique -> (what the second update sets, the headline per-step measure): the arm without each technique as in
+# bench/mechanisms.py's TECHNIQUES
+TECHNIQUES = {
+    "clip_higher": ({"eps_high": EPS_WITHOUT}, "d_entropy"),
+    "token_loss": ({"loss_agg": "seq_mean_token_mean"}, "d_long_neg"),
+}
 
 
 def masked_mean(x, mask) -> float:
@@ -53,8 +59,9 @@ class SameRollouts:
     fixed batch (the first step's), the log-probability rise of low-probability positive tokens, and
     each update's clip shares."""
 
-    def __init__(self, real_update, path: Path, eps: float = EPS_WITHOUT):
+    def __init__(self, real_update, path: Path, eps: float = EPS_WITHOUT, alt: dict | None = None):
         self.real, self.path, self.eps = real_update, path, eps
+        self.alt = alt if alt is not None else {"eps_high": eps}
         self.fixed = None
         self.step = 0
 
@@ -74,7 +81,7 @@ class SameRollouts:
         if self.fixed is None:
             self.fixed = batch
         h_old, h_old_fixed, lp_old = self._measure(cfg, model, batch)
-        alt = cfg.model_copy(update={"algo": cfg.algo.model_copy(update={"eps_high": self.eps})})
+        alt = cfg.model_copy(update={"algo": cfg.algo.model_copy(update=self.alt)})
         params, opt, rng = (
             copy.deepcopy(model.state_dict()),
             copy.deepcopy(optimizer.state_dict()),
@@ -90,10 +97,22 @@ class SameRollouts:
         # positive-advantage tokens the old policy gave < LOW_P: the ones the paper says the bound holds back
         adv = batch.adv if batch.adv.dim() == 2 else batch.adv[:, None].expand_as(batch.mask)
         low = batch.loss_mask * (adv > 0) * (lp_old.exp() < LOW_P)
+        # negative-advantage responses, longer and shorter than the batch's median: per response the mean over its
+        # tokens of logp(this update) - logp(the other); the token-level loss weighs a long one's tokens more
+        n_tok = batch.loss_mask.sum(1)
+        per_resp = ((lp - lp_alt) * batch.loss_mask).sum(1) / n_tok.clamp(min=1)
+        neg = (adv[:, 0] if adv.dim() == 2 else adv) < 0
+        long_ = neg & (n_tok > n_tok.median()) & (n_tok > 0)
+        short = neg & (n_tok <= n_tok.median()) & (n_tok > 0)
+        d_long_neg = (
+            float(per_resp[long_].mean() - per_resp[short].mean()) if long_.any() and short.any() else None
+        )
         row = {
             "step": self.step,
+            "alt": self.alt,
+            "d_long_neg": d_long_neg,
             "eps_high": cfg.algo.eps_high,
-            "eps_high_alt": self.eps,
+            "eps_high_alt": alt.algo.eps_high,
             "entropy_old": h_old,
             "entropy": h,
             "entropy_alt": h_alt,
@@ -111,6 +130,11 @@ class SameRollouts:
         return out
 
 
+def run_name(technique: str) -> str:
+    """Run directory (and result file suffix) of a technique: clip-higher's keeps the name it was run under."""
+    return "same_rollouts" if technique == "clip_higher" else f"same_rollouts_{technique}"
+
+
 def run(seed: int, args) -> Path:
     """One run of the with-arm recipe (bench/mechanisms.py's, via ablation.run_seed) with the
     counterfactual update beside every real one; read back when finished."""
@@ -119,7 +143,7 @@ def run(seed: int, args) -> Path:
 
     import trainer.loop
 
-    name = f"{args.tag}same_rollouts"
+    name = run_name(args.technique)
     run_dir = args.work / "runs" / name / f"seed{seed}"
     rows = run_dir / "same_rollouts.jsonl"
     if rows.exists() and len(rows.read_text().splitlines()) >= args.steps:
@@ -127,7 +151,7 @@ def run(seed: int, args) -> Path:
     shutil.rmtree(run_dir, ignore_errors=True)  # the counterfactual rows cannot resume mid-run: start over
     run_dir.mkdir(parents=True)
     real = trainer.loop.update
-    trainer.loop.update = SameRollouts(real, rows)
+    trainer.loop.update = SameRollouts(real, rows, alt=TECHNIQUES[args.technique][0])
     try:
         r = run_seed(name, seed, M.arm_settings(name, "clip_higher", "with", args, args.steps), args.train,
                      args.held, args.init)  # fmt: skip
@@ -138,31 +162,32 @@ def run(seed: int, args) -> Path:
     return rows
 
 
-def summarise(paths: dict[int, Path]) -> dict:
-    """Per seed the mean of each per-step measure over its steps, then mean and standard error over seeds."""
+def summarise(paths: dict[int, Path], headline: str = "d_entropy") -> dict:
+    """Per seed the mean of each per-step measure over its steps, then mean and standard error over seeds; `shown`
+    when the headline's mean is >= 3 standard errors from 0."""
     from mechanisms import mean_se
 
-    keys = ["d_entropy", "d_entropy_fixed", "d_low_logp", "clip_frac_high", "clip_frac_high_alt", "entropy_old",
-            "kl_old"]  # fmt: skip
+    keys = ["d_entropy", "d_entropy_fixed", "d_low_logp", "d_long_neg", "clip_frac_high", "clip_frac_high_alt",
+            "entropy_old", "kl_old"]  # fmt: skip
     per_seed = {}
     for seed, p in paths.items():
         rows = [json.loads(x) for x in p.read_text().splitlines()]
-        per_seed[seed] = {k: sum(r[k] for r in rows if r[k] is not None) / max(1, sum(r[k] is not None for r in rows))
-                          for k in keys}  # fmt: skip
-        per_seed[seed]["d_entropy_sum"] = sum(r["d_entropy"] for r in rows)
+        per_seed[seed] = {k: sum(r[k] for r in rows if r.get(k) is not None) / max(1, sum(r.get(k) is not None
+                          for r in rows)) for k in keys}  # fmt: skip
+        per_seed[seed]["headline_sum"] = sum(r[headline] for r in rows if r.get(headline) is not None)
         per_seed[seed]["steps"] = len(rows)
-        per_seed[seed]["positive_steps"] = sum(r["d_entropy"] > 0 for r in rows)
-        per_seed[seed]["zero_steps"] = sum(r["d_entropy"] == 0 for r in rows)
-    out = {"seeds": sorted(per_seed), "per_seed": per_seed}
-    for k in [*keys, "d_entropy_sum"]:
+        per_seed[seed]["positive_steps"] = sum((r.get(headline) or 0) > 0 for r in rows)
+        per_seed[seed]["zero_steps"] = sum(r.get(headline) == 0 for r in rows)
+    out = {"seeds": sorted(per_seed), "per_seed": per_seed, "headline": headline}
+    for k in [*keys, "headline_sum"]:
         m, se = mean_se([per_seed[s][k] for s in sorted(per_seed)])
         out[k] = {"mean": m, "se": se, "t": m / se if se else None}
-    h = out["d_entropy"]
+    h = out[headline]
     out["shown"] = bool(h["se"] and abs(h["mean"]) >= 3 * h["se"])
     return out
 
 
-def plot(paths: dict[int, Path], out: Path) -> Path:
+def plot(paths: dict[int, Path], out: Path, technique: str = "clip_higher") -> Path:
     """Left: d_t per step (mean over seeds, band +-1 s.e.) and its running sum; right: each seed's mean d_t
     with the mean over seeds and its s.e."""
     import matplotlib
@@ -171,19 +196,24 @@ def plot(paths: dict[int, Path], out: Path) -> Path:
     import matplotlib.pyplot as plt
     from mechanisms import mean_se
 
-    runs = {s: [json.loads(x)["d_entropy"] for x in p.read_text().splitlines()] for s, p in paths.items()}
+    headline = TECHNIQUES[technique][1]
+    runs = {
+        s: [json.loads(x).get(headline) or 0.0 for x in p.read_text().splitlines()] for s, p in paths.items()
+    }
     n = min(len(v) for v in runs.values())
     steps = list(range(1, n + 1))
     per_step = [mean_se([v[i] for v in runs.values()]) for i in range(n)]
     m = [a for a, _ in per_step]
     se = [b or 0.0 for _, b in per_step]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
-    ax.plot(steps, m, color="C0", label="d_t = H(eps_high 0.28) - H(0.2), mean over seeds")
+    label = {"d_entropy": "d_t = H(eps_high 0.28) - H(0.2)",
+             "d_long_neg": "d_t = long - short negative responses' logp, token-mean - seq-mean"}[headline]  # fmt: skip
+    ax.plot(steps, m, color="C0", label=f"{label}, mean over seeds")
     ax.fill_between(steps, [a - b for a, b in zip(m, se, strict=True)], [a + b for a, b in zip(m, se, strict=True)],
                     color="C0", alpha=0.25)  # fmt: skip
     ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel("step")
-    ax.set_ylabel("entropy difference after one update (nats/token)")
+    ax.set_ylabel("difference after one update (nats/token)")
     cx = ax.twinx()
     cum = [sum(m[: i + 1]) for i in range(n)]
     cx.plot(steps, cum, color="C2", ls="--", label="running sum")
@@ -199,9 +229,9 @@ def plot(paths: dict[int, Path], out: Path) -> Path:
     bx.axhline(0, color="k", lw=0.5, ls=":")
     bx.set_xlabel("seed")
     bx.set_ylabel("mean d_t over the run")
-    fig.suptitle(f"clip-higher, one update at a time on the same rollouts ({len(seeds)} seeds)")
+    fig.suptitle(f"{technique}, one update at a time on the same rollouts ({len(seeds)} seeds)")
     fig.tight_layout()
-    path = out / f"{RESULT}.png"
+    path = out / f"{RESULT}{run_name(technique)[len('same_rollouts') :]}.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -218,6 +248,7 @@ def main(argv: list[str] | None = None) -> dict | None:
     ap.add_argument("--init", type=Path, default=M.SHIPPED_SFT, help="the starting policy (the study's SFT)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--report", action="store_true", help="summarise finished runs only; train nothing")
+    ap.add_argument("--technique", default="clip_higher", choices=list(TECHNIQUES))
     args = ap.parse_args(argv)
     # the study's settings (bench/mechanisms.py defaults): 8 prompts x G=8, mini-batch 16, 96 tokens, lr 2e-4
     args.prompts, args.G, args.mini_batch, args.L, args.lr = 8, 8, 16, 96, 2e-4
@@ -228,7 +259,7 @@ def main(argv: list[str] | None = None) -> dict | None:
         args.train, args.held, _ = M.build(args.work, n_train=4000, n_eval=400, task="chain")
     paths = {}
     for seed in seeds:
-        p = args.work / "runs" / "same_rollouts" / f"seed{seed}" / "same_rollouts.jsonl"
+        p = args.work / "runs" / run_name(args.technique) / f"seed{seed}" / "same_rollouts.jsonl"
         if args.report:
             if p.exists() and len(p.read_text().splitlines()) >= args.steps:
                 paths[seed] = p
@@ -237,13 +268,15 @@ def main(argv: list[str] | None = None) -> dict | None:
     if not paths:
         print("no finished run")
         return None
-    s = summarise(paths)
-    h = s["d_entropy"]
-    print(f"clip_higher (same rollouts) d_entropy per update {h['mean']:+.2e} +- {h['se'] or 0:.1e} "
+    headline = TECHNIQUES[args.technique][1]
+    s = summarise(paths, headline)
+    h = s[headline]
+    print(f"{args.technique} (same rollouts) {headline} per update {h['mean']:+.2e} +- {h['se'] or 0:.1e} "
           f"(t {h['t'] or 0:+.1f}, {len(paths)} seeds): {'shown' if s['shown'] else 'not shown'}")  # fmt: skip
     if args.report:
-        s["figure"] = plot(paths, args.out).name
-        atomic_write(args.out / f"{RESULT}.json", json.dumps(s, indent=1))
+        s["figure"] = plot(paths, args.out, args.technique).name
+        suffix = run_name(args.technique)[len("same_rollouts") :]
+        atomic_write(args.out / f"{RESULT}{suffix}.json", json.dumps(s, indent=1))
     return s
 
 

@@ -97,6 +97,21 @@ def test_the_same_bound_on_both_sides_differs_by_exactly_nothing(same, toy_verl,
     assert all(r["d_low_logp"] in (0, None) for r in rows)
 
 
+def test_the_token_loss_pair_differs_only_by_the_aggregation(same, toy_verl, sft_dir, tmp_path):
+    """The same loss on both sides: exactly no difference; the sample-level mean beside the token-level one: the long
+    and short negative responses move differently."""
+    alt, _ = same.TECHNIQUES["token_loss"]
+    rows_path = tmp_path / "rows.jsonl"
+    _train(_cfg(toy_verl, tmp_path / "a", sft_dir[0], LR), lambda u: same.SameRollouts(u, rows_path, alt=alt))
+    rows = _rows(rows_path)
+    assert all(r["alt"] == {"loss_agg": "seq_mean_token_mean"} for r in rows)
+    assert any(r["d_long_neg"] not in (None, 0) for r in rows)
+    same_path = tmp_path / "same.jsonl"
+    _train(_cfg(toy_verl, tmp_path / "b", sft_dir[0], LR),
+           lambda u: same.SameRollouts(u, same_path, alt={"loss_agg": "token_mean"}))  # fmt: skip
+    assert all(r["d_long_neg"] in (None, 0) and r["d_entropy"] == 0 for r in _rows(same_path))
+
+
 def test_the_summary_shows_an_effect_only_at_three_standard_errors(same, tmp_path):
     def write(seed, ds):
         p = tmp_path / f"{seed}.jsonl"
