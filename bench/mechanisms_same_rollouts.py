@@ -207,7 +207,7 @@ def plot(paths: dict[int, Path], out: Path, technique: str = "clip_higher") -> P
     se = [b or 0.0 for _, b in per_step]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
     label = {"d_entropy": "d_t = H(eps_high 0.28) - H(0.2)",
-             "d_long_neg": "d_t = long - short negative responses' logp, token-mean - seq-mean"}[headline]  # fmt: skip
+             "d_long_neg": "d_t (long - short negatives)"}[headline]  # fmt: skip
     ax.plot(steps, m, color="C0", label=f"{label}, mean over seeds")
     ax.fill_between(steps, [a - b for a, b in zip(m, se, strict=True)], [a + b for a, b in zip(m, se, strict=True)],
                     color="C0", alpha=0.25)  # fmt: skip
