@@ -1044,10 +1044,8 @@ def key_contradicted(problem: str, value: sympy.Expr) -> Miss | None:
         if any(sympy.Rational(v.numerator, v.denominator) == value for _, v in alternatives):
             return None
         cut = []
-        for (
-            a,
-            target,
-        ) in alternatives:  # the key in the unit the decimal is written in (a percent's number for `33.33%`)
+        for a, target in alternatives:
+            # the key in the unit the decimal is written in (a percent's number for `33.33%`)
             written = a.rstrip("%").strip()
             if "." in written and value.is_Rational and target:
                 key = value * sympy.Rational(written) / sympy.Rational(target.numerator, target.denominator)

@@ -1585,21 +1585,22 @@ _WHICH_CLAUSE = re.compile(r",\s*which\s+(?:is|was|answers|matches|gives)\b[^\d\
 def without_trailing_aside(text: str) -> str:
     """The text without a bracketed aside that ends its last sentence after a value the sentence states (`so he
     fills 7 shelves (7 x 9 = 63).`); where the sentence states none before it (`réponse est (35 + 70 = 105).`,
-    `dividing by the number of values (42 / 3 = 14).`, other brackets aside) the brackets hold the value and stay."""
+    `dividing by the number of values (42 / 3 = 14).`, other brackets aside) the brackets hold the value and stay.
+    A closing `, which is ...` clause without a number after a stated value is a remark too, unless it names an
+    option (`Methanol = 100 cubic units, which is option C.`: the letter is the answer)."""
     end = text.rstrip()
     if end[-60:].count("which") and not any(ch.isdigit() for ch in end[-60:].rsplit("which", 1)[-1]):
         clause = _WHICH_CLAUSE.search(end, max(0, len(end) - 120))
+        remark = clause.group(0) if clause else ""
+        names_option = re.search(r"option|choice", remark, re.I) or re.search(
+            r"\(?\b[A-E]\b\)?\s*[.!]?\s*$", remark
+        )
         if (
             clause
-            and not re.search(
-                r"option|choice", clause.group(0), re.I
-            )  # `, which is option C.`: it names a letter
-            and not re.search(r"\(?\b[A-E]\b\)?\s*[.!]?\s*$", clause.group(0))
+            and not names_option
             and re.search(r"\d", re.split(r"[.!?](?:\s|$)|\n", end[: clause.start()])[-1])
         ):
-            return (
-                end[: clause.start()] + "."
-            )  # `m + n = 821, which is the number we were asked for.`: a remark
+            return end[: clause.start()] + "."  # `m + n = 821, which is the number we were asked for.`
     if text.rstrip()[-2:].rstrip(".!")[-1:] != ")":
         return text
     aside = _TRAILING_ASIDE.search(end, max(0, len(end) - 300))
