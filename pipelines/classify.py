@@ -817,7 +817,9 @@ def _option_items(listed: str) -> list[str] | None:
     return [re.sub(r"^\(?" + "ABCDEF"[i] + r"[).:]\s*", "", x) for i, x in enumerate(items)]
 
 
-_BARE_EQUALITY = re.compile(r"(?<![\w.,^_{}])(\d{1,12})\s*=\s*(\d{1,15})(?![\w.,]|\s*[-+*/×÷^]|\s*\()")
+# an equality of two plain numbers opening the statement or a sentence: inside a sentence a number may end a formula
+# whose operators the text spells (`(3)5^2-4(5-a)^2 \div 3=63`, `x _ 1 = 0`)
+_BARE_EQUALITY = re.compile(r"(?:^|(?<=[.!?])\s+)(\d{1,12})\s*=\s*(\d{1,15})(?![\w.,]|\s*[-+*/×÷^]|\s*\()")
 
 
 def false_stated_equality(text: str) -> str | None:
@@ -826,12 +828,8 @@ def false_stated_equality(text: str) -> str | None:
     21000`) is garbled too. Not a coded puzzle (`If 3 = 9 and 4 = 16, then 5 = ?`) or a number sentence with a blank."""
     if re.search(r"\bif\b[^.?!]{0,30}=", text, re.I) or re.search(r"_{2,}", text):
         return None
-    for m in _BARE_EQUALITY.finditer(text):
-        # opening the statement or a sentence, as a stated fact: inside a sentence the number may end a formula
-        # whose operators the text spells (`(3)5^2-4(5-a)^2 \div 3=63`, `x _ 1 = 0`)
-        if re.search(r"(?:^|[.!?]\s+)$", text[: m.start()]) and int(m.group(1)) != int(m.group(2)):
-            return m.group(0)
-    return None
+    false = (m for m in _BARE_EQUALITY.finditer(text) if int(m.group(1)) != int(m.group(2)))
+    return next((m.group(0).strip() for m in false), None)
 
 
 def find_choices(text: str) -> tuple[str, dict[str, str]] | None:

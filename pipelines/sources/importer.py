@@ -16,6 +16,7 @@ import csv
 import json
 import os
 import re
+import warnings
 from collections.abc import Iterator
 from itertools import chain, islice
 from pathlib import Path
@@ -177,8 +178,6 @@ def _resolve_mapping(columns: list[str], mapping: dict[str, str] | None, where: 
             )
         setup = next((c for c in ("Body", "body") if c in columns and c not in out.values()), None)
         if setup and "context" not in out:
-            import warnings
-
             warnings.warn(
                 f"{where}: column {setup!r} (the setup the question asks about, in SVAMP/ASDiv) is not mapped, so "
                 f"each problem is the question alone; add context={setup} to the mapping",
