@@ -8,6 +8,11 @@ final_answer/answer -> original_answer, ...). Two source habits get a fixed rule
   several are joined with ", " and the list itself is kept as JSON in `checks.import.answers`.
 - GSM8K answers (`...worked solution...\\n#### 72`): the number after `####` is the answer,
   the text before it (calculator annotations `<<3*4=12>>` removed) is the solution.
+- Options in their own column (MMLU's `choices` list, AQuA's `['A)21', ...]`, MathQA's `a ) 38 , b ) 27`, ARC's
+  `{label, text}`): they are written under the statement as lettered lines the classifier reads, and the key
+  becomes the option's letter. How a file keys its options (a letter, a 0- or 1-based position, or the option's
+  text) is one convention per file: given as `choice_key`, or inferred from the file's first rows when only one
+  convention fits all of them (a quiz export keying `1` for `4 / 2 / 1 / 3` means position 1, not the option `1`).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ TARGETS = (
     "split",
     "license",
     "context",
+    "choices",
 )
 # Without a mapping, the first column present from each list feeds that field.
 DEFAULT_NAMES = {
@@ -47,6 +53,7 @@ DEFAULT_NAMES = {
     # SVAMP's `Body` and ASDiv's `body` hold the setup their `Question` asks about: without it the
     # question alone (`How much did the candy bar cost?`) has nothing to answer from
     "context": ["context", "Body", "body"],
+    "choices": ["choices", "options", "Choices", "Options"],
     "competition": ["competition", "contest"],
     "year": ["year"],
     "problem_number": ["problem_number"],
@@ -63,6 +70,109 @@ _COLUMN_LOOKAHEAD = 1000  # rows read before the mapping is settled
 
 class ImportDataError(ValueError):
     """Bad input: the message names the file, the row and the column, and how to fix it."""
+
+
+ChoiceKey = Literal["auto", "letter", "index0", "index1", "content"]
+_LETTERS = "ABCDEFGHIJ"
+# a key that names a letter: `C`, `c`, `(C)`, `C)`, `C.`
+_KEY_LETTER = re.compile(r"\s*\(?\s*([A-Ja-j])\s*[).]?\s*")
+
+
+def choice_items(value: Any, where: str, column: str) -> list[str] | None:
+    """A choices cell as the options in order: a list (items that carry their own letter, `A)21`, lose it), a
+    dict {letter: text} or ARC's {label: [...], text: [...]}, a JSON or Python-list string, or MathQA's one line
+    `a ) 38 , b ) 27.675 , c ) 30`. None for an empty cell."""
+    from pipelines.classify import _option_items
+    from verifiers.forms import mathqa_options
+
+    if value is None or (isinstance(value, str | list | tuple | dict) and not value):
+        return None
+    if isinstance(value, dict):
+        if set(value) >= {"label", "text"} and isinstance(value["text"], list | tuple):
+            value = dict(zip(value["label"], value["text"], strict=False))
+        keys = [str(k).strip().upper() for k in value]
+        if keys != list(_LETTERS[: len(keys)]):
+            raise ImportDataError(
+                f"{where}: column {column!r} is a dict whose keys are not the letters A, B, C, ..."
+            )
+        value = list(value.values())
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            parsed = json.loads(text) if text.startswith("[") else None
+        except json.JSONDecodeError:
+            parsed = None
+        mathqa = mathqa_options(text) if parsed is None else None
+        if mathqa is not None and mathqa[0] == 0:
+            value = list(mathqa[1].values())
+        elif parsed is not None:
+            value = parsed
+        else:
+            items = _option_items(text)
+            if items is None:
+                raise ImportDataError(
+                    f"{where}: column {column!r} holds {text[:60]!r}, not a list of options; "
+                    "fix: a list, a {letter: text} dict, or `a ) x , b ) y` text"
+                )
+            value = items
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str | int | float) for v in value):
+        raise ImportDataError(
+            f"{where}: column {column!r} holds a {type(value).__name__}, expected a list of options"
+        )
+    items = [_text(v, where, column).strip() for v in value]
+    # `A)21`, `(B) 21.5`, `C. 22`: an item that carries its own letter, in its place, is read without it
+    return [re.sub(r"^\(?" + _LETTERS[i] + r"\s*[).:]\s*", "", x) for i, x in enumerate(items)]
+
+
+def with_choices(problem: str, items: list[str]) -> str:
+    """The statement with its options under it as lettered lines (`A. 21` ...), the form
+    `pipelines.classify.find_choices` reads; an option that breaks a line is written on one."""
+    lines = [f"{_LETTERS[i]}. {' '.join(x.split())}" for i, x in enumerate(items)]
+    return problem.rstrip() + "\n" + "\n".join(lines)
+
+
+def _key_fits(key: str, items: list[str], convention: str) -> bool:
+    """Could `key` name one of `items` under `convention`?"""
+    from verifiers.forms import clean_choice
+
+    if convention == "letter":
+        m = _KEY_LETTER.fullmatch(key)
+        return bool(m) and _LETTERS.index(m.group(1).upper()) < len(items)
+    if convention in ("index0", "index1"):
+        base = convention == "index1"
+        return key.isdigit() and base <= int(key) < len(items) + base
+    return sum(clean_choice(x) == clean_choice(key) for x in items) == 1
+
+
+def choice_key_convention(keyed: list[tuple[str, str, list[str]]], source: str) -> str:
+    """The one convention (letter, index0, index1, content) under which every (where, key, options) names an option;
+    an error naming the file or the row when none or several fit (then `choice_key` says it)."""
+    conventions = ("letter", "index0", "index1", "content")
+    fits = [c for c in conventions if all(_key_fits(k, o, c) for _, k, o in keyed)]
+    if len(fits) == 1:
+        return fits[0]
+    fix = "fix: set choice_key (letter, index0, index1 or content) on the import source"
+    if fits:
+        raise ImportDataError(
+            f"{source}: the keys of the first {len(keyed)} rows with options fit {' and '.join(fits)} alike; {fix}"
+        )
+    odd = next(((w, k, o) for w, k, o in keyed if not any(_key_fits(k, o, c) for c in conventions)), None)
+    if odd:
+        raise ImportDataError(f"{odd[0]}: key {odd[1]!r} names none of the options {odd[2]}; {fix}")
+    raise ImportDataError(f"{source}: the rows key their options in different conventions; {fix}")
+
+
+def keyed_letter(key: str, items: list[str], convention: str) -> str | None:
+    """The letter of the option `key` names under `convention`, or None when it names none."""
+    from verifiers.forms import clean_choice
+
+    if not _key_fits(key, items, convention):
+        return None
+    if convention == "letter":
+        return _KEY_LETTER.fullmatch(key).group(1).upper()
+    if convention in ("index0", "index1"):
+        return _LETTERS[int(key) - (convention == "index1")]
+    return _LETTERS[next(i for i, x in enumerate(items) if clean_choice(x) == clean_choice(key))]
 
 
 def _rows_jsonl(path: Path) -> Iterator[tuple[str, dict]]:
@@ -183,6 +293,13 @@ def _resolve_mapping(columns: list[str], mapping: dict[str, str] | None, where: 
                 f"each problem is the question alone; add context={setup} to the mapping",
                 stacklevel=2,
             )
+        listed = next((c for c in DEFAULT_NAMES["choices"] if c in columns and c not in out.values()), None)
+        if listed and "choices" not in out:
+            warnings.warn(
+                f"{where}: column {listed!r} (a multiple-choice question's options) is not mapped, so each problem "
+                f"is imported without its options; add choices={listed} to the mapping",
+                stacklevel=2,
+            )
     if "original_problem" not in out:
         raise ImportDataError(
             f"{where}: no problem column found among {columns}; "
@@ -256,6 +373,12 @@ def _filled(value: Any) -> bool:
     return True
 
 
+def _choice_row(row: dict, fields: dict[str, str], where: str) -> tuple[str | None, list[str] | None]:
+    """(the row's key as text, its options) for inferring the file's key convention."""
+    key, _ = answer_text(row.get(fields["original_answer"]), where, fields["original_answer"])
+    return key, choice_items(row.get(fields["choices"]), where, fields["choices"])
+
+
 def _jsonable(value: Any) -> bool:
     return isinstance(value, str | int | float | bool) or value is None
 
@@ -268,6 +391,7 @@ def import_records(
     split: str | None = None,
     limit: int | None = None,
     license: str | None = None,
+    choice_key: ChoiceKey = "auto",
 ) -> list[dict]:
     """Records with source `import:<name>` from a file or a `datasets` name/path.
 
@@ -275,7 +399,7 @@ def import_records(
     without it common column names are recognised. `split` picks the `datasets` split (default "train") and is written
     to every record unless a column feeds `split`. Each record's id hashes its text with the
     row key (the `source_ref` column, else the row number), so repeated texts stay distinct
-    rows for dedup to judge.
+    rows for dedup to judge. `choice_key` says how a `choices` column is keyed (module docstring).
     """
     if not name or not re.fullmatch(r"[\w.\-]+", name):
         raise ImportDataError(
@@ -292,6 +416,11 @@ def import_records(
     fields: dict[str, str] = {}
     if head:
         fields = _resolve_mapping(list(dict.fromkeys(k for _, r in head for k in r)), mapping, head[0][0])
+    convention = choice_key
+    if convention == "auto" and {"choices", "original_answer"} <= set(fields):
+        keyed = [(where, *_choice_row(row, fields, where)) for where, row in head]
+        keyed = [(w, k, o) for w, k, o in keyed if k and o]
+        convention = choice_key_convention(keyed, str(path_or_name)) if keyed else "letter"
     rows_read = 0
     for i, (where, full) in enumerate(chain(head, rows)):
         rows_read += 1
@@ -316,6 +445,25 @@ def import_records(
                 solution, answer = gsm
                 out["solution"] = solution
             out["original_answer"] = answer
+        items = (
+            choice_items(row.get(fields["choices"]), where, fields["choices"])
+            if "choices" in fields
+            else None
+        )
+        if items:
+            problem = with_choices(problem, items)
+            key = out.get("original_answer")
+            if key:
+                letter = keyed_letter(key, items, convention)
+                if letter is None:
+                    raise ImportDataError(
+                        f"{where}: key {key!r} names none of the options {items} as a {convention} key; fix: set "
+                        "choice_key (letter, index0, index1 or content) to how the file keys its options"
+                    )
+                info["choice_key"] = convention
+                if letter != key:
+                    info["key"] = key
+                out["original_answer"] = letter
         if "solution" in fields:
             scol = fields["solution"]
             out["solution"] = _solution_text(row[scol], where, scol) or out.get("solution")
@@ -366,6 +514,7 @@ class ImportSource(SourceConfig):
     mapping: dict[str, str] | None = None
     split: str | None = None
     limit: int | None = None
+    choice_key: ChoiceKey = "auto"
 
     def acquire(self, ctx: AcquireContext) -> list[dict]:
         path = ctx.path(self.path)
@@ -373,5 +522,10 @@ class ImportSource(SourceConfig):
         # a `datasets` hub name or local builder when it is neither a file here nor a file name
         target = str(path) if path.exists() or suffix in _FILE_SUFFIXES else self.path
         return import_records(
-            target, name=self.name, mapping=self.mapping, split=self.split, limit=ctx.cap(self.limit)
+            target,
+            name=self.name,
+            mapping=self.mapping,
+            split=self.split,
+            limit=ctx.cap(self.limit),
+            choice_key=self.choice_key,
         )

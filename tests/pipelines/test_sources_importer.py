@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -219,3 +220,107 @@ def test_a_row_whose_figure_is_in_an_image_column_is_rejected_as_needing_it(tmp_
     out = [classify(r) for r in recs]
     assert [o["status"] for o in out][:2] == ["rejected:needs_diagram"] * 2
     assert not any(str(o["status"]).startswith("rejected") for o in out[2:])
+
+
+def _through_rules(path, **kw) -> list[tuple[str, str | None]]:
+    from pipelines.report import run_offline_steps
+
+    return [(r["status"], r.get("answer")) for r in run_offline_steps(import_records(path, **kw))]
+
+
+# options in their own column, the forms real sets store them in; each key labelled from its statement
+CHOICE_FILES = {
+    # MMLU: a list and a 0-based position
+    "mmlu": ([{"question": "What is 2+3?", "choices": ["4", "5", "6", "7"], "answer": 1},
+              {"question": "What is 10-4?", "choices": ["6", "5", "4", "3"], "answer": 0},
+              {"question": "What is 3*3?", "choices": ["6", "8", "9", "12"], "answer": 2}], None, ["5", "6", "9"]),
+    # AQuA: items that carry their own letter, keyed by letter
+    "aqua": ([{"question": "A train covers 120 km in 2 hours. What is its speed in km/h?",
+               "options": ["A)40", "B)50", "C)60", "D)70", "E)80"], "correct": "C"}],
+             {"problem": "question", "answer": "correct", "choices": "options"}, ["60"]),
+    # MathQA: one line of lower-case letters, a lower-case key
+    "mathqa": ([{"Problem": "what is 15 % of 200 ?", "options": "a ) 20 , b ) 25 , c ) 30 , d ) 35 , e ) 40",
+                 "correct": "c"}], {"problem": "Problem", "answer": "correct", "choices": "options"}, ["30"]),
+    # ARC: {label, text}
+    "arc": ([{"question": "How many legs does a spider have?",
+              "choices": {"label": ["A", "B", "C", "D"], "text": ["6", "8", "10", "4"]}, "answerKey": "B"}],
+            {"problem": "question", "answer": "answerKey", "choices": "choices"}, ["8"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CHOICE_FILES))
+def test_options_in_their_own_column_are_read_and_the_key_names_one(tmp_path, name):
+    rows, mapping, values = CHOICE_FILES[name]
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    recs = import_records(path, name=name, mapping=mapping)
+    assert all(
+        re.search(r"\nA\. .+\nB\. ", r["original_problem"]) for r in recs
+    )  # the options under the statement
+    assert all(r["original_answer"] in "ABCDE" for r in recs)  # the key is the option's letter
+    assert _through_rules(path, name=name, mapping=mapping) == [("kept", v) for v in values]
+    if mapping:  # a mapping that leaves the options out imports the bare questions, and says so
+        with pytest.warns(UserWarning, match=f"choices={mapping['choices']}"):
+            bare = import_records(
+                path, name=name, mapping={k: v for k, v in mapping.items() if k != "choices"}
+            )
+        assert [r["original_problem"] for r in bare] == [r.get("question") or r.get("Problem") for r in rows]
+
+
+def test_a_quiz_export_keyed_by_position_is_read_by_position(tmp_path):
+    # `1` for `4 / 2 / 1 / 3`: position 1 (the option 2), not the option `1`; the file's row keyed `0` rules out
+    # content and 1-based positions, so the file's convention is inferred
+    rows = [{"question": "What is 8/4?", "options": ["4", "2", "1", "3"], "answer": "1"},
+            {"question": "What is 9-6?", "options": ["1", "3", "2", "0"], "answer": "1"},
+            {"question": "What is 6-2?", "options": ["4", "2", "8", "6"], "answer": "0"}]  # fmt: skip
+    path = tmp_path / "quiz.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert _through_rules(path, name="quiz") == [("kept", "2"), ("kept", "3"), ("kept", "4")]
+    assert json.loads(import_records(path, name="quiz")[0]["checks"])["import"] == {
+        "choice_key": "index0",
+        "key": "1",
+    }
+
+
+def test_a_key_convention_the_rows_cannot_fix_is_an_error_until_it_is_given(tmp_path):
+    # keys 1, 1, 2 fit a 0-based position, a 1-based one and the option's text alike
+    rows = [{"question": "What is 8/4?", "options": ["4", "2", "1", "3"], "answer": "1"},
+            {"question": "What is 9-8?", "options": ["1", "3", "2", "0"], "answer": "1"},
+            {"question": "What is 2*2?", "options": ["2", "3", "4", "5"], "answer": "2"}]  # fmt: skip
+    path = tmp_path / "quiz.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ImportDataError, match=r"quiz\.jsonl.*index0 and index1 and content.*choice_key"):
+        import_records(path, name="quiz")
+    letters = {c: [r["original_answer"] for r in import_records(path, name="quiz", choice_key=c)]
+               for c in ("content", "index0", "index1")}  # fmt: skip
+    assert letters == {"content": ["C", "A", "A"], "index0": ["B", "B", "C"], "index1": ["A", "A", "B"]}
+    # a build config gives it as `choice_key` on the import source
+    from pipelines.sources.base import AcquireContext
+    from pipelines.sources.importer import ImportSource
+
+    source = ImportSource(kind="import", name="quiz", path="quiz.jsonl", choice_key="index1")
+    recs = source.acquire(AcquireContext(base_dir=tmp_path, out_dir=tmp_path))
+    assert [r["original_answer"] for r in recs] == letters["index1"]
+    # a key that names no option under the convention given: the row is named
+    rows.append({"question": "What is 1+1?", "options": ["2", "3"], "answer": "7"})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ImportDataError, match=r"quiz\.jsonl:4: key '7' names none of the options"):
+        import_records(path, name="quiz", choice_key="content")
+
+
+def test_bad_choices_cells_are_named():
+    from pipelines.sources.importer import choice_items
+
+    assert choice_items(["(A) 1/2", "(B) 3/4"], "f:1", "options") == ["1/2", "3/4"]
+    assert choice_items('["x", "y", "z"]', "f:1", "options") == [
+        "x",
+        "y",
+        "z",
+    ]  # a CSV cell holding a JSON list
+    assert choice_items("", "f:1", "options") is None
+    with pytest.raises(ImportDataError, match="f:2: column 'options' holds 'see the figure'"):
+        choice_items("see the figure", "f:2", "options")
+    with pytest.raises(
+        ImportDataError, match="f:3: column 'options' is a dict whose keys are not the letters"
+    ):
+        choice_items({"x": "1", "y": "2"}, "f:3", "options")
