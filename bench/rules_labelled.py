@@ -149,6 +149,14 @@ LABELS_G4 = [DATA / "rule_labels_G4.jsonl"]
 LABELS_H4 = [DATA / "rule_labels_H4.jsonl"]
 LABELS_I4 = [DATA / "rule_labels_I4.jsonl"]
 LABELS_J4 = [DATA / "rule_labels_J4.jsonl"]
+# LLM-made and augmented data (MetaMathQA/FOBAR samples, GPT-3.5 keys to ALG-514/DRAW-1K, reasoning-gym tasks,
+# generated banks) and geometry/measurement banks (2026-11-30, fifteenth session)
+LABELS_K4 = [DATA / "rule_labels_K4.jsonl"]
+# held out from K4's fixes: ChatGPT answers stored as keys to DRAW-1K / ALG-514, MetaMathQA samples (2026-11-30)
+LABELS_L4 = [DATA / "rule_labels_L4.jsonl"]
+# algebra, precalculus and calculus drill banks: equations a key is substituted into, systems, complex numbers
+# (2026-11-30, fifteenth session; held out from K4's and L4's classes and the substitution of a key)
+LABELS_M4 = [DATA / "rule_labels_M4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -210,6 +218,9 @@ SETS = {
     "H4": LABELS_H4,
     "I4": LABELS_I4,
     "J4": LABELS_J4,
+    "K4": LABELS_K4,
+    "L4": LABELS_L4,
+    "M4": LABELS_M4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

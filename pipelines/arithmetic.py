@@ -29,11 +29,11 @@ _ASKS_EXPRESSION = re.compile(
 )
 # "Solve: 2x + 5 = 17": one equation in one letter, asked to be solved
 _ASKS_EQUATION = re.compile(
-    r"^(?:(?:solve|rozwiąż|löse|résous|résolvez|resuelve|giải|解|selesaikan)(?:\s+for\s+[a-z])?(?:\s+(?:the\s+)?"
+    r"^(?:(?:solve|rozwiąż|löse|résous|résolvez|resuelve|giải|解|selesaikan)(?:\s+for\s+(?:\\\(\s*|\$)?[a-z](?:\s*\\\)|\$)?)?(?:\s+(?:in\s+)?(?:the\s+)?"
     r"(?:equation|równanie|die\s+gleichung|l'équation|la\s+ecuación|phương\s+trình)|方程)?"
     # "What is the value of 'y' in the equation y/4 - 2 = 7?", "Find x if 3x + 1 = 10"
     r"|(?:what\s+is|find|determine)(?:\s+the\s+value\s+of)?\s+['‘’\"$]?(?P<var>[a-z])['‘’\"$]?\s+(?:in|if|from|when|satisfying)"
-    r"(?:\s+the\s+(?:following\s+)?equation)?)\s*[:：]?\s*(?P<eq>[^=]+=[^=]+?)\s*[?.。]?\s*$",
+    r"(?:\s+the\s+(?:following\s+)?equation)?)\s*[:：]?\s*(?P<eq>[^=]+=[^=]+?)\s*[?.。:：]?\s*$",
     re.I,
 )
 _PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*%\s+of\s+(\d+(?:\.\d+)?)")
@@ -43,12 +43,22 @@ _MAX_POWER = 12
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
-def evaluate(expr: str, *, needs_operator: bool = True) -> sympy.Expr | None:
+class _Undefined(Exception):
+    """A division by zero in a written expression: the value does not exist (not: cannot be read)."""
+
+
+UNDEFINED = "undefined"  # what `evaluate(..., undefined=UNDEFINED)` gives for `\frac{4}{2 - 2}`
+
+
+def evaluate(
+    expr: str, *, needs_operator: bool = True, undefined: str | None = None
+) -> sympy.Expr | str | None:
     r"""The exact value (a sympy number) of a written arithmetic expression, or None when it is anything else.
 
     Numbers, + - × ÷ / *, parentheses, `\frac{a}{b}`, small integer powers, square roots (`√(x² - 5)`,
     `\sqrt{2}`) and `p% of q`; a letter, a comma or any other sign makes it not an expression this reads.
-    `needs_operator`: one must be there."""
+    `needs_operator`: one must be there. `undefined`: returned for a division by zero (else None, as for anything
+    unread)."""
     s = _counted(expr)  # `7!`, `10C6`, `\binom{10}{6}`, `P(8,4)`: a key's combinatorics, as integers
     if s is None:
         return None
@@ -116,12 +126,14 @@ def evaluate(expr: str, *, needs_operator: bool = True) -> sympy.Expr | None:
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
             a, b = ev(node.left), ev(node.right)
             if isinstance(node.op, ast.Div) and b == 0:
-                raise ValueError("division by zero")
+                raise _Undefined
             return _BINARY[type(node.op)](a, b)
         raise ValueError("not arithmetic")
 
     try:
         return ev(tree.body)
+    except _Undefined:
+        return undefined
     except (ValueError, ZeroDivisionError, TypeError):
         return None
 
@@ -207,23 +219,27 @@ _MAX_POLY_DEGREE = 4
 
 def _unknown(equation: str, letter: str | None) -> str | None:
     """The one letter an equation is in (the one the question names, when it names one), else None."""
-    letters = set(re.findall(r"(?<![a-zA-Z\\])[a-zA-Z](?![a-zA-Z])", equation))
-    if len(letters) != 1 or re.search(
-        r"[a-zA-Z]{2,}", equation.replace("\\cdot", "*").replace("\\sqrt", "√")
-    ):
+    plain = re.sub(
+        r"\\(?:[dt]?frac|left|right|cdot|times|div|sqrt)(?![a-zA-Z])", " ", equation
+    )  # commands, not letters
+    letters = set(re.findall(r"(?<![a-zA-Z\\])[a-zA-Z](?![a-zA-Z])", plain))
+    if len(letters) != 1 or re.search(r"[a-zA-Z]{2,}", plain):
         return None
     if letter is not None and letters != {letter}:
         return None
     return letters.pop()
 
 
-def _difference_at(equation: str, x: str, value: sympy.Expr) -> sympy.Expr | None:
-    """left - right of `equation` with the letter `x` replaced by `value`, exactly, or None."""
+def _difference_at(equation: str, x: str, value: sympy.Expr) -> sympy.Expr | str | None:
+    """left - right of `equation` with the letter `x` replaced by `value`, exactly; UNDEFINED where a side divides
+    by zero there (`\frac{y^2 - 3y + 2}{y - 2}` at 2); None when a side cannot be read."""
     sides = []
     for side in equation.split("="):
         side = re.sub(r"(?<=[\d)])\s*" + x, "*" + x, side)  # 2x -> 2*x
-        sides.append(evaluate(side.replace(x, f"({value})"), needs_operator=False))
-    return None if any(v is None for v in sides) else sides[0] - sides[1]
+        sides.append(evaluate(side.replace(x, f"({value})"), needs_operator=False, undefined=UNDEFINED))
+    if any(v is None for v in sides):
+        return None
+    return UNDEFINED if UNDEFINED in sides else sides[0] - sides[1]
 
 
 def equation_solutions(equation: str, letter: str | None = None) -> list[sympy.Expr] | None:
@@ -238,7 +254,7 @@ def equation_solutions(equation: str, letter: str | None = None) -> list[sympy.E
         return None
     points = [*range(_MAX_POLY_DEGREE + 1), 7, 11]
     values = [_difference_at(equation, x, sympy.Integer(p)) for p in points]
-    if any(v is None or not v.is_Rational for v in values):
+    if any(v is None or v is UNDEFINED or not v.is_Rational for v in values):
         return None
     t = sympy.Symbol("t")
     fitted = list(zip(points, values, strict=True))
@@ -252,10 +268,13 @@ def equation_solutions(equation: str, letter: str | None = None) -> list[sympy.E
 
 
 def equation_holds(equation: str, value: sympy.Expr, letter: str | None = None) -> bool | None:
-    """Does the one-letter equation hold at `value` (`√(x² - 5) = 3` at 3: no)? None when it cannot be read."""
+    """Does the one-letter equation hold at `value` (`√(x² - 5) = 3` at 3: no; `\frac{y^2-3y+2}{y-2} = y+1` at 2, where
+    a side divides by zero: no, an extraneous root)? None when it cannot be read."""
     x = _unknown(equation, letter)
     difference = _difference_at(equation, x, value) if x is not None else None
-    return None if difference is None else sympy.simplify(difference) == 0
+    if difference is None or difference is UNDEFINED:
+        return None if difference is None else False
+    return sympy.simplify(difference) == 0
 
 
 @lru_cache(maxsize=256)  # the contradiction check and the decimal proof ask it of the same statement
@@ -332,8 +351,21 @@ def asked_conversion(problem: str) -> tuple[str, list[tuple[str, Fraction]]] | N
         return None
 
 
+# `Solve for $y$:` on a line of its own, the equation displayed under it (OpenMathInstruct-2's augmented_math)
+_SOLVE_FOR_LINE = re.compile(r"^(?:solve|find)\s+for\s+\$?(?P<var>[a-z])\$?\s*[:：.]?\s*$", re.I)
+
+
 def asked_equation(problem: str) -> tuple[str, str | None] | None:
     """(the equation as written, the unknown the question names or None) when the asking sentence asks
-    to solve one equation."""
+    to solve one equation, or a `Solve for $y$:` line stands over it."""
     m = _ASKS_EQUATION.match(asking_sentence(problem))
-    return (m.group("eq").strip(), m.group("var")) if m else None
+    if m:
+        return m.group("eq").strip(), m.group("var")
+    lines = [x.strip() for x in (problem or "").strip().splitlines() if x.strip()]
+    if len(lines) >= 2 and (solve := _SOLVE_FOR_LINE.match(lines[-2])):
+        shown = (
+            lines[-1].strip().strip("$").strip().removeprefix(r"\[").removesuffix(r"\]").strip().rstrip(".")
+        )
+        if shown.count("=") == 1:
+            return shown, solve.group("var")
+    return None

@@ -45,8 +45,13 @@ _SHOWN_IN_TEXT = re.compile(
     r"\n\s*\||\\begin\{(tabular|array)|\$\$|\\\[|<table\b"
 )  # a table or display the text carries (Markdown, LaTeX, HTML)
 # an image the statement links (`<img src=...>`, `![graph](...)`): its data are not in the text
-_IMAGE = re.compile(r"<img\b|!\[[^\]]*\]\(|<image\s*_?\d*>|<ImageHere>|\[image\s*\d*\]", re.I)  # also a
-# benchmark's image slot (`<image1>`, MathVista's `<image>`)
+_IMAGE = re.compile(
+    r"<img\b|!\[[^\]]*\]\(|<image\s*_?\d*>|<ImageHere>|\[image\s*\d*\]"
+    # a figure a document's markup draws (MyST `:::{plot}`, Sphinx `.. figure::`, LaTeX `\includegraphics`)
+    r"|:::\s*\{(?:plot|figure|image)\}|```\s*\{(?:plot|figure|image)\}|^\.\.\s+(?:figure|image|plot)::|\\includegraphics"
+    r"|<svg\b",  # an inline drawing
+    re.I | re.M,
+)  # also a benchmark's image slot (`<image1>`, MathVista's `<image>`)
 # a picture or a drawn shape the statement points at: `in the image`, `see the picture`, `the rectangle above`
 _PICTURE = re.compile(
     r"\bsee (?:the |this |these )?(?:images?|pictures?|photos?)\b"
@@ -97,6 +102,20 @@ _OTHER_PROBLEM = re.compile(
     r"|(?:^|[.?!。]\s*)위의\s*(?:숫자|수|식|표|문제|자료|그래프|조건)|(?:앞|이전)의?\s*문제|前の問題|上の問題|前問",
     re.I,
 )
+# a reference that hands over the value it refers to (MetaMathQA's FOBAR rows: `If we know the answer to the above
+# question is 5, what is the value of unknown variable X?`, the question being the statement's own first part)
+_VALUE_STATED = re.compile(r"\s*(?:is|was|equals|=)\s*\$?\s*-?\d")
+
+
+def refers_to_other_problem(text: str) -> str | None:
+    """The first reference to another problem's answer, a relay's or an earlier question's, that the statement does
+    not itself give the value of, or None."""
+    for m in _OTHER_PROBLEM.finditer(text):
+        if not _VALUE_STATED.match(text, m.end()):
+            return m.group(0)
+    return None
+
+
 # data that lives outside the statement: a table, chart or data set it names but does not carry
 # ("the data in Table 2.2", "the table below", "the following data"); checked against the text
 # carrying a table or display itself, as figures are
@@ -112,6 +131,22 @@ _OUTSIDE_DATA = re.compile(
     r"|\b(?:o|a|no|na) (?:gráfico|tabela)\b",
     re.I,
 )
+
+
+def outside_data(text: str) -> str | None:
+    """The first reference to data the statement does not carry (`the data in Table 2`, `the table below`), or None.
+    `the above information` (or data) after two sentences of setup is the statement's own (`... Based upon the above
+    information, how many orders are possible?`); as a statement's opening it is an earlier item's."""
+    for m in _OUTSIDE_DATA.finditer(text):
+        own = (
+            re.fullmatch(r"the above (?:information|data)", m.group(0), re.I)
+            and len(sentences(text[: m.start()])) >= 2
+        )
+        if not own:
+            return m.group(0)
+    return None
+
+
 # a template's slots where the numbers should be (`costs number0 dollars`, `[NUM1]`): the values live elsewhere in
 # the row (SVAMP/ASDiv-style "Numbers" fields), so the statement alone has no answer
 _PLACEHOLDER = re.compile(r"\bnumber\d+\b|\[NUM\d*\]|<NUM\d*>|\bNUM_\d+\b", re.I)
@@ -166,7 +201,9 @@ _FIGURE_OTHER_LANGUAGES = re.compile(
     # read, as the English is not), Russian/Bulgarian `чертёж`, `показано на`, Ukrainian `малюнок`
     r"|\bприкажан[оиа]?\b|\bчерт[её]ж[аеу]?\b|\bпоказан[оаы]?\s+на\b|\bмалюн(?:ок|ку|ка)\b"
     # Spanish/Italian `como muestra la figura`, `nella figura`, `in figura`; Japanese `図のように`, `下の図`; Korean `그림`
-    r"|\b(?:la|las|nella|della|in|a) figuras?\b|図の|の図|図で|図に|그림과 같|(?:다음|아래|위의?) 그림|그림에서|그림을 보고",
+    r"|\b(?:la|las|nella|della|in|a) figuras?\b|図の|の図|図で|図に|그림과 같|(?:다음|아래|위의?) 그림|그림에서|그림을 보고"
+    # Norwegian, Danish, Swedish `I grafen nedenfor` ("in the graph below"), `figuren ovenfor`, `i figuren`
+    r"|\b(?:figuren|grafen|tegningen|diagrammet|bildet|billedet|bilden)\s+(?:nedenfor|ovenfor|nedan|ovan)\b|\bi figuren\b",
     re.I,
 )
 # a region named by its shading or colour (`the shaded region`, `es gris`, `阴影部分`): drawn, not described
@@ -264,9 +301,14 @@ _SEVERAL_ASKS = re.compile(
     r"(\$[^$]{1,40}\$|[a-zA-Z](\([^)]{0,8}\))?)\s*(,\s*(\$[^$]{1,40}\$|[a-zA-Z])\s*,?)*\s*(and|,)\s*"
     r"(\$[^$]{1,40}\$|[a-zA-Z](\([^)]{0,8}\))?)(?=\s*[.?,;]|\s*$|\s+(if|when|for|where|given|such|in|of|at)\b)|"
     r"\bwhat are the values\b|\bfind the values\b|\b(what are|find|determine) the (\w+ )?(dimensions|coordinates)\b|"
+    # `Find the two numbers.` (DRAW-1K, ALG-514): one value per number
+    r"\b(find|what are|determine|name)\s+(the\s+)?(two|three|both)\s+numbers\b(?!\s*['’])|"
     r"各是多少|各多少",
     re.I,
 )
+_OF_EACH = re.compile(r"\bhow (?:many|much) of each\b", re.I)
+# `There are equal numbers of 25 paise, 50 paise and one rupee coins. How many of each are there?`: one count for all
+_SAME_COUNT = re.compile(r"\b(?:equal|same)\s+(?:number|amount|quantity)", re.I)
 # "respectively" / "both" in the sentence that asks (in the premise it only names things)
 _SEVERAL_IN_ASK = re.compile(r"\brespectively\b|分别", re.I)
 # a second question that restates the first in an integer form ("The answer can be written ... What is m+n?")
@@ -596,6 +638,9 @@ def several_asks(text: str) -> str | None:
     m = _SEVERAL_ASKS.search(text or "")
     if m:
         return m.group(0)[:60]
+    m = _OF_EACH.search(text or "")
+    if m and not _SAME_COUNT.search(text or ""):  # `How many of each item did she order?`: one value per item
+        return m.group(0)
     sentences_ = sentences(text)
     ask = next((x for x in reversed(sentences_) if _ASKS.search(x) or "?" in x or "？" in x), "")
     m = _SEVERAL_IN_ASK.search(ask)
@@ -785,9 +830,25 @@ _LAYOUT_END = re.compile(
 )
 
 
+# an exported quiz page's markup around the words (`<p> Solve for <em>x</em> ...</p>`, `<br/>`): no part of the problem;
+# only these tags, so that `a<b and c>d` stays as written
+_HTML_TAG = re.compile(
+    r"</?(?:p|em|strong|b|i|u|br|span|div|li|ul|ol|h[1-6]|code|small|big|center|font)(?:\s+[\w-]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*\s*/?>",
+    re.I,
+)
+_HTML_SCRIPT = re.compile(r"<(sup|sub)>([^<>]{1,20})</\1>", re.I)  # `x<sup>2</sup>`: x^{2}
+
+
 def clean_text(text: str) -> str:
-    """Unicode NFC, no trailing spaces or LaTeX layout at the end, at most one blank line in a row, stripped."""
+    """Unicode NFC, no trailing spaces or LaTeX layout at the end, at most one blank line in a row, stripped; a quiz
+    page's HTML tags around the words removed (`<sup>2</sup>` kept as `^{2}`)."""
     text = unicodedata.normalize("NFC", text).replace("\r\n", "\n")
+    if "<" in text and ">" in text:
+        text = _HTML_SCRIPT.sub(
+            lambda m: ("^" if m.group(1).lower() == "sup" else "_") + "{" + m.group(2) + "}", text
+        )
+        text = _HTML_TAG.sub(lambda m: "\n" if m.group(0).lower().startswith("<br") else "", text)
+        text = re.sub(r"[ \t]{2,}", " ", text)
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     text = _LAYOUT_END.sub("", text)  # `... the sum?\n\end{problem}\n\noindent` (MathOdyssey)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
@@ -810,11 +871,12 @@ def _option_items(listed: str) -> list[str] | None:
         items = re.split(r"\s+(?=\(?[B-F][.)]\s*\S)", listed)
     else:
         items = next((listed.split(sep) for sep in (" / ", "; ", " | ", ", ") if sep in listed), [])
-    items = [x.strip().rstrip("/;|,").strip() for x in items]  # `A) 5 / B) 6`: the separator stays behind
+    # `A) 5 / B) 6`: the separator stays behind; `<p>a) \(12\)</p>`: an exported page's tags are no part of an option
+    items = [re.sub(r"<[^<>]{1,40}>", "", x).strip().rstrip("/;|,").strip() for x in items]
     if not 2 <= len(items) <= 6 or not all(items):
         return None
-    # `A) -\frac{29}{5}`, `B)21.5`: an item that carries its own letter, in its place, is read without it
-    return [re.sub(r"^\(?" + "ABCDEF"[i] + r"[).:]\s*", "", x) for i, x in enumerate(items)]
+    # `A) -\frac{29}{5}`, `B)21.5`, `b) 14`: an item that carries its own letter, in its place, is read without it
+    return [re.sub(r"^\(?[" + "ABCDEF"[i] + "abcdef"[i] + r"][).:]\s*", "", x) for i, x in enumerate(items)]
 
 
 # an equality of two plain numbers opening the statement or a sentence: inside a sentence a number may end a formula
@@ -930,9 +992,25 @@ KEY_LABEL = re.compile(
 _TICKED = re.compile(r"^\s*(?:[-*+]\s+)?\[[xX]\]\s*")
 
 
+# an option that states a relation between two expressions, not a value (`x = 3` names one and stays a value)
+_STATEMENT_OPTION = re.compile(
+    r"(?<![<>!=])=(?!=)(?<!^[A-Za-z] =)(?<!^[A-Za-z]=)|[<>≤≥≠]|\\(?:le|ge|leq|geq|neq|lt|gt)\b"
+)
+
+
+# a key that names its option first and explains after (`The correct answer is **C**. The Constant Rule states ...`)
+_ANSWER_FIRST = re.compile(
+    r"^\s*(?:the\s+)?(?:correct\s+|right\s+)?(?:answer|option|choice)\s+is\s*:?\s*\(?([A-Ea-e])\)?(?=[\s.,:;]|$)",
+    re.I,
+)
+
+
 def _key_text(answer: str) -> str:
-    """A key without its emphasis (`*Resposta: (C) 4*`), its label and a checklist tick."""
+    """A key without its emphasis (`*Resposta: (C) 4*`), its label and a checklist tick; an answer-first key's letter."""
     text = answer.strip().replace("**", "")  # `**Answer:** B`
+    first = _ANSWER_FIRST.match(text)
+    if first:
+        return first.group(1).upper()
     if len(text) > 2 and text[0] == text[-1] and text[0] in "*_" and text[1] not in "*_ ":
         text = text[1:-1].strip()
     return KEY_LABEL.sub("", _TICKED.sub("", text))
@@ -1054,7 +1132,8 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         info["choice"] = letter
         if _CHOICE_DEPENDENT.search(stem):
             reasons.append("choice_dependent")
-        elif letter is None or letter not in choices:
+        elif letter is None or letter not in choices or _STATEMENT_OPTION.search(choices[letter]):
+            # (`(+3) + (–7) + (–1) = (–5)` for "which operation does the model show?": the option is a statement)
             reasons.append("mc_unresolved")
         elif not mc_to_open:
             reasons.append("multiple_choice")
@@ -1084,7 +1163,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
 
     if _MALFORMED.search(text):
         reasons.append("malformed")
-    if _OTHER_PROBLEM.search(text):
+    if refers_to_other_problem(text):
         reasons.append("refers_to_other_problem")
     if _PLACEHOLDER.search(text):
         reasons.append("placeholder")
@@ -1122,7 +1201,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("no_question")  # `### Вариант 1`: a label, not a problem
     if _CONSTRUCTION.search(text) and not _ASKS_NUMBER.search(text):
         reasons.append("construction")
-    if (_OUTSIDE_DATA.search(text) and not _SHOWN_IN_TEXT.search(text)) or no_data(text, answer):
+    if (outside_data(text) and not _SHOWN_IN_TEXT.search(text)) or no_data(text, answer):
         reasons.append("needs_data")
     if not mc and len(_BLANK.findall(text)) >= 2:
         reasons.append("several_blanks")

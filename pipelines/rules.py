@@ -627,8 +627,10 @@ def parse_answer(
         return Miss("a product sign between values: several values, not one product")
     if re.search(r"\b(or|and)\b|\\(text|mathrm)\{\s*(or|and)\s*\}", s):
         return Miss("several answers")
-    if re.fullmatch(r"-?[1-9]\d{0,2}(,\d{3})+", s):  # thousands separators (well-formed groups only)
-        s = s.replace(",", "")
+    # thousands separators (well-formed groups only), also before the words of a unit (`20,000 dollars`)
+    thousands = re.fullmatch(r"(-?[1-9]\d{0,2}(?:,\d{3})+)((?:\s+[A-Za-z]{2,}){0,2})", s)
+    if thousands:
+        s = thousands.group(1).replace(",", "") + thousands.group(2)
     s = s.replace("{,}", "")
     if has_top_level_separator(s):
         return Miss("tuple or several answers")
@@ -1492,6 +1494,29 @@ def decimal_comma(problem: str, answer: str) -> str:
     return f"{m.group(1)}.{m.group(2)}{str(answer)[m.end() :]}"
 
 
+# a decimal of three places or more whose digits repeat before a last, rounded one (`0.1667`, `.833`, `0.6667`)
+# (not one written as repeating: `0.777...`, `0.777…`, `0.777 (repeating)`, `0.\overline{7}`)
+_REPEATING_DECIMAL = re.compile(
+    r"(?<![\d.,])\d*\.(\d*(\d)\2+\d?)(?![\d.,]\d|\s*(?:\.{2,}|…|\\[lc]?dots|\(?(?:repeating|recurring)))"
+)
+
+
+def rounded_repeating_decimal(problem: str) -> str | None:
+    """A decimal in the statement that is a fraction with a repeating expansion cut to a few places (`0.1667 of a
+    number` for 1/6, `.833` for 5/6): the key is that fraction's answer (`30`, `-72`), not the answer of the
+    numbers as written (100000/3333), so no rule can prove it. The decimal, or None."""
+    for m in _REPEATING_DECIMAL.finditer(problem or ""):
+        if len(m.group(1)) < 3:
+            continue
+        value = Fraction(m.group(0))
+        ulp = Fraction(1, 10 ** len(m.group(1)))
+        for den in (3, 6, 7, 9, 11, 12):
+            near = Fraction(round(value * den), den)
+            if near != value and near.denominator == den and abs(value - near) < ulp:
+                return m.group(0)
+    return None
+
+
 def apply_rules(
     problem: str,
     answer: str,
@@ -1521,6 +1546,12 @@ def apply_rules(
     groups = digit_groups_miss(problem, answer)
     if groups is not None:
         return groups
+    repeating = rounded_repeating_decimal(problem)
+    if repeating is not None:
+        return Miss(
+            f"the statement writes {repeating}, a repeating fraction cut short: the key is that fraction's answer, "
+            "not the one of the numbers as written; a solver must confirm it"
+        )
     parsed = parse_answer(answer, problem_asks_equation=asks_equation, problem=problem, units=units)
     if isinstance(parsed, Miss):
         return parsed

@@ -55,6 +55,7 @@ from verifiers.extract import (
 from verifiers.kinds import kinds_differ, strip_membership
 from verifiers.normalize import (
     CHINESE_QUALIFIER,
+    COMPOUND_TIME,
     UNIT_WORD_FORMS,
     UNITS,
     chinese_joiners,
@@ -787,6 +788,14 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         _with_unit(v.extracted or v.pred, pred), gold, question
     ):
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `16 m²` for a perimeter
+    if (
+        v.extracted
+        and COMPOUND_TIME.fullmatch(v.extracted.strip().rstrip("."))
+        and forms.asked_unit(question) is not None
+    ):
+        return Verdict(
+            False, "unit_mismatch", v.pred, v.extracted, v.gold
+        )  # `1 h 18 min` for "How many minutes?"
     if v.reason == "unit_converted" and forms.asked_unit(question) not in (None, v.pred.split()[-1]):
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `1.5 h` for "How many minutes?"
     if v.extracted and forms.order_not_kept(v.extracted, question):  # `15, 14, 6, 4` "in increasing order"
@@ -905,8 +914,10 @@ def _question_reading(v: Verdict, pred: str, gold: str, question: str, deadline:
         else None
     )
     number = concluded_number_beside(text, question, marked=marked) if text else None
-    if number is None and marked and text:
-        number = number_in_words(text, question)  # `Final answer: seventy-five dollars`
+    if number is None and (marked or ex.how == "sentence") and text:
+        number = number_in_words(
+            text, question
+        )  # `Final answer: seventy-five dollars`, `The answer is: sixty students`
     if number is None and (ex.how == "none" or marked) and text:
         number = count_in_words(text, question)  # `Elliott took two thousand steps during his jog.`
     if number is None:

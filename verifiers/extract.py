@@ -650,6 +650,9 @@ def _final_answer_inline(text: str) -> tuple[str | None, int, int]:
     return (_answer_value(ans), m.start(), end) if ans else _NO_LINE
 
 
+_CONCLUDING_JOIN = re.compile(r"\$\s*[,;]?\s*(?:so|thus|hence|therefore)\b,?\s*\$", re.I)
+
+
 def _answer_value(ans: str) -> str | None:
     """The value on an answer line: a box, a math span, or a sentence read by the prose policy."""
     boxed = extract_boxed(ans)
@@ -664,7 +667,8 @@ def _answer_value(ans: str) -> str | None:
     if m:
         return _sentence_value(ans[m.end() :])
     value = _strip_wrapping(ans)
-    if value and _is_sentence(value):  # `Final Answer: The largest $n$ is 34.`
+    # `$f(x) = x^3 - 3x + 5$, so $f(-2) = ... = 3.$`: math spans joined by a conclusion are a sentence, its last the value
+    if value and (_is_sentence(value) or (value.count("$") >= 4 and _CONCLUDING_JOIN.search(value))):
         bold = _BOLD_PAIR.findall(value)
         # `There will be **84 crayons** in total, spread across the 7 boxes.`: the one bold value
         if len(bold) == 1 and _NUMBER.search(bold[0]):
@@ -731,8 +735,8 @@ _UNFINISHED = re.compile(
     r"(?:,\s*but|\bbut we|\bthen we|\bnext we|\bwe (?:must|need to|have to))\b[^.!?$]*$", re.I
 )
 _BECAUSE = re.compile(
-    r",\s*(?:because|since|as|which|so that|namely|i\.e\.|porque|ya que|car|parce que|puisque|weil|denn|da|perché|poiché|pois"
-    r"|потому что|так как|karena|sebab|çünkü|vì|bởi vì|not)\b",
+    r",\s*(?:(?:because|since|as|which|so that|namely|porque|ya que|car|parce que|puisque|weil|denn|da|perché|poiché|pois"
+    r"|потому что|так как|karena|sebab|çünkü|vì|bởi vì|not)\b|i\.\s?e\b)",  # `i.e.`: a sentence split may cut its dot
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(
@@ -979,6 +983,14 @@ def _prose_value(text: str) -> str | None:
         while k > 0 and _SPAN_JOINER.fullmatch(sent[spans[k - 1].end() : spans[k].start()]):
             k -= 1  # `$x=2$ or $x=3$`, `$1$, $2$ and $4$`: spans joined by nothing but `or`, `and`, commas
             group.insert(0, next(g for g in spans[k].groups() if g is not None))
+        solved = _SOLVED.fullmatch(_strip_wrapping(group[-1])) if len(group) > 1 else None
+        if solved and all(
+            "=" in v and solved.group(1) in v and not _SOLVED.fullmatch(_strip_wrapping(v))
+            for v in group[:-1]
+        ):
+            group = group[
+                -1:
+            ]  # `Then $2x = 8$ and $x = 4$.`: a step, then the letter solved; not two answers
         if len(group) > 1 and not scale:
             joined = (
                 " or "
@@ -996,6 +1008,7 @@ def _prose_value(text: str) -> str | None:
     return _concluded_number(sent)
 
 
+_SOLVED = re.compile(r"\s*([a-zA-Z])\s*=\s*-?(?:[\d.]+(?:\s*/\s*\d+)?|\\frac\{\d+\}\{\d+\})\s*")  # `x = 4`
 # `Therefore, James runs a total of 540 meters per week.`: a concluding sentence with one number in it
 _CONCLUSION = re.compile(
     r"(?:therefore|thus|hence|so|in total|altogether|in conclusion)\b\s*,?\s", re.IGNORECASE
@@ -1144,6 +1157,12 @@ _MEASURE_WORDS = frozenset({"dollars", "dollar", "cents", "cent", "euros", "euro
                             "second", "days", "day", "weeks", "week", "months", "month", "years", "year"})  # fmt: skip
 
 
+def _asking(question: str) -> str:
+    """The question's last sentence that asks (`?`), else its last sentence."""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+|\n", question.strip()) if p.strip()]
+    return next((p for p in reversed(parts) if "?" in p), parts[-1] if parts else "")
+
+
 def number_in_words(text: str, question: str) -> str | None:
     """An answer line written in English number words, then at most two words that name what it counts
     (`seventy thousand dollars`, `five laps` for a question about laps): the number. The words after it
@@ -1163,6 +1182,10 @@ def number_in_words(text: str, question: str) -> str | None:
             continue
         if all(w in _MEASURE_WORDS or w.rstrip("s") in asked for w in tail):
             return str(n)
+        if tail == ["percent"] and re.search(
+            r"percent|%", _asking(question), re.I
+        ):  # `thirty percent`, asked so
+            return f"{n}%"
         return None
     return None
 

@@ -857,6 +857,10 @@ _NO_NOUN = frozenset({"do", "does", "did", "are", "is", "were", "was", "will", "
                       "such", "other", "whole", "real", "positive", "negative", "integer", "integers"})  # fmt: skip
 
 
+# a question that measures in abstract units (`square units`, `sides 5, 5 and 6 units`): no metre or inch is in it
+_ABSTRACT_UNITS = re.compile(r"\b(?:square|cubic)\s+units?\b|\d\s+units?\b(?!\s+(?:of|digit))", re.I)
+
+
 def unit_not_used(answer: str, gold: str, question: str) -> bool:
     """An answer whose unit is not the one the question asks (`8 hours` for "how many minutes", `166 cm^3` for
     "in cm^2"), or, when it asks none, not one it works in where it works in others of that dimension (`45 seconds`
@@ -870,6 +874,11 @@ def unit_not_used(answer: str, gold: str, question: str) -> bool:
     if unit == "cents" and _IN_DOLLARS.search(question) and not _CENTS_NAMED.search(question):
         return True  # `#### 300 cents` for a question priced in dollars: 3 dollars, not the 300 asked
     square = _square_of(unit)
+    length = square or (unit if unit in _FACTOR else _unit_of(unit))
+    if _ABSTRACT_UNITS.search(q) and (
+        square or (length and _FACTOR[length][0] in ("length", "area", "volume"))
+    ):
+        return True  # `12 cm^2` for "the number of square units in the area of a triangle with sides 5, 5, 6 units"
     worked = {_square_of(m.group(0)) for m in _SQUARE_UNIT.finditer(q)} - {None}
     if square and worked:
         return square not in worked  # `350 square kilometers` for a question in square miles

@@ -95,6 +95,9 @@ UNITS = (
     "g",
     "kg",
     "grams",
+    "lb",
+    "lbs",
+    "oz",
     "s",
     "sec",
     "seconds",
@@ -176,6 +179,7 @@ _UNIT_CANON = {
     "miles": "mi",
     "mile": "mi",
     "grams": "g",
+    "lbs": "lb",
     "sec": "s",
     "seconds": "s",
     "second": "s",
@@ -200,6 +204,12 @@ _UNIT_CANON = {
     "sq units": "square units",
 }
 
+# a time written in two units (`2 hours 40 minutes`, `3 min and 20 s`): 60 of the smaller make one of the larger (an
+# answer in the smaller unit, equal to a gold in it when the question asks no unit: `verifiers.check._form_asked`)
+COMPOUND_TIME = re.compile(
+    r"(\d+)\s*(?:hours?|hrs?|h|minutes?|mins?)\s*,?\s*(?:and\s+)?(\d+)\s*(minutes?|mins?|seconds?|secs?|s)",
+    re.I,
+)
 UNIT_WORD_FORMS = frozenset(_UNIT_CANON)  # the spellings a unit is also written in (`inches`, `hours`)
 
 _SPACES = re.compile(
@@ -301,6 +311,12 @@ def split_unit(answer: str) -> tuple[str, str | None]:
     """Split a trailing unit off (`5 \\text{ cm}` -> (`5`, `cm`)); the unit is canonicalised."""
     plain = _SPACES.sub(" ", answer).strip().rstrip(".").strip()
     s = _scaled(plain)  # `5 thousand dollars`: 5000, dollars
+    compound = COMPOUND_TIME.fullmatch(s)
+    if compound:  # `2 hours 40 minutes`: one amount, in the smaller unit (160 minutes)
+        unit = compound.group(3).lower()
+        return str(60 * int(compound.group(1)) + int(compound.group(2))), "min" if unit.startswith(
+            "m"
+        ) else "s"
     for pat in (_TEXT_UNIT, _WORD_UNIT):
         m = pat.search(s)
         if m and m.start() > 0:

@@ -121,6 +121,9 @@ NON_INTEGER_FLOOR = {
     "H4": 0.0,  # 0/1: a circle's area the key writes without pi
     "J4": 0.0,  # no exact non-integer key
     "I4": 0.7,  # 19/26: a ratio keyed 0.5 and money options (`$37.50`) defer, decimals not proven exact
+    "K4": 0.6,  # 3/5: a distance in the complex plane, `4.90 dollars` in a sentence (the LLM's)
+    "L4": 0.0,  # 0/4: worked ChatGPT solutions and a sentence key (`... is 4.90 dollars.`), the LLM's
+    "M4": 0.0,  # 0/2: a log value beside a drawn graph (a figure, by policy), a radical equation worked in prose
     "F4": 0.2,  # 4/19: limits and series keyed in worked prose (`Limit is $1/3$.`), e-powers, the LLM's
     "U3": 0.3,  # 6/17: worked probability keys in sentences, the LLM's  # 28/44: compound-interest keys written as expressions with decimals (`7000(1.04)^{12}`), worked quant keys
 }
@@ -381,6 +384,22 @@ NOT_SEEN_J4 = {
     "akshun-project/StudyFlow/src/data/math10.js:0",
     "akshun-project/StudyFlow/src/data/math10.js:4",
 }
+# set L4: ChatGPT's worked solutions stored as the keys of DRAW-1K and ALG-514 (`Let x be the smaller number ...`):
+# the LLM's by design
+# set M4: keys that work the equation through in prose (`For $x = 1$: ... is true`), powers of i keyed with their
+# reduction (`$i^{10} = i^2 = -1$`, a complex context), Norwegian `Én løsning siden $D = 0$` (the count of solutions in
+# words) and log values asked beside a graph the statement draws (`I figuren nedenfor ...`, a figure by policy)
+DEFERRED_M4 = {
+    "kylecurtis/notes/collection/mathematics/topics/college-algebra/chapter-01/01-radical-equations.md",
+    "RuhamaTesfaye/maths/Exercise_4_Introduction_to_Complex_Numbers.md",
+    "reneaas/matematikk_1t/book/andregradsfunksjoner/likninger/abc_formelen/oppgaver.md",
+    "reneaas/matematikk_r1/book/potenser_og_logaritmer/logaritmer/oppgaver.md",
+}
+WORKED_KEYS_L4 = {
+    "hwelsters/chatgpt-mwp-performance-prediction/data/responses/draw/hwelsters__gpt-3.5-turbo-0301__v002.jsonl",
+    "hwelsters/chatgpt-mwp-performance-prediction/v1/data/responses/alg514/hwelsters__gpt-3.5-turbo-0301__v001 "
+    "(suffix__step-by-step).jsonl",
+}
 # set I4: keys that are worked prose (`Ways = C(6,3)×C(5,2)=20×10=200`, `**Answer:** 2 weighings.` then the
 # weighings), puzzle answers in sentences, and equation systems stored as the key (`-12.0+-m+n = 0, -68.0+m+n = 0`):
 # the LLM's by design
@@ -464,6 +483,9 @@ WORKED_KEYS_U3 = {
     "sabyrzhan/learning-progress/math.md",
     "Tyommmm19919/exam-hum-dom/data-sat/6/mathData_Test6.js",
 }
+# set D3: a Spanish contest item whose figure (where A, B and C lie) was lost without a word that refers to it, its
+# options written in HTML (`11 cm<sup>2</sup>`): read since a quiz page's tags are taken off (J3's class)
+NOT_SEEN_D3 = {"petrix12/documentacion/src/guide/logica/numeros2022/numeros2022-P01.md:13"}
 NOT_SEEN_J3 = {
     "KlevissonWeskley/olimpath-server/src/utils/simulated/obmep.ts:12",
     "KlevissonWeskley/olimpath-server/src/utils/simulated/obmep.ts:17",
@@ -627,9 +649,12 @@ ALL_SETS = [
     "H4",
     "I4",
     "J4",
+    "K4",
+    "L4",
+    "M4",
 ]
-# sets of 150 labels or more (old, new, S2, L, O3, B4 and J4 have their own floors below)
-SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4", "J4"}
+# sets of 150 labels or more (old, new, S2, L, O3, B4, J4 and L4 have their own floors below)
+SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4", "J4", "L4"}
 
 
 @pytest.fixture(scope="module", params=ALL_SETS)
@@ -669,6 +694,10 @@ def test_enough_labels(scored):
         assert result["cases"] >= 130, result["cases"]
     elif name == "J4":  # the labeller found few unused exam banks with keys in its time: 145 rows (its notes)
         assert result["cases"] >= 140, result["cases"]
+    elif (
+        name == "L4"
+    ):  # the labeller found few unused files of LLM-answered problems in its time: 130 rows (its notes)
+        assert result["cases"] >= 125, result["cases"]
     else:  # issue 21: at least 300 new decisions, at least 100 science/applied decimals
         applied = sum(
             c["cases"]
@@ -706,6 +735,7 @@ def test_no_wrong_rewrite_kept_that_rules_could_see(scored):
         | DISPUTES_Y2
         | NOT_SEEN_Z2
         | NOT_SEEN_B3
+        | NOT_SEEN_D3
         | NOT_SEEN_E3
         | NOT_SEEN_F3
         | NOT_SEEN_J3
@@ -779,6 +809,8 @@ def test_right_rewrites_kept_per_class(scored):
         and not (name == "F4" and d["file"] in WORKED_KEYS_F4)
         and not (name == "H4" and d["file"] in IMAGE_BENCHMARKS_H4)
         and not (name == "I4" and d["file"] in WORKED_KEYS_I4)
+        and not (name == "L4" and d["file"] in WORKED_KEYS_L4)
+        and not (name == "M4" and d["file"] in DEFERRED_M4)
     ]
     right = sum(d["verdict"] == "right" for d in integer)
     assert right >= 0.85 * len(integer), (name, right, len(integer))
