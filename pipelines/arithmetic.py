@@ -47,7 +47,8 @@ class _Undefined(Exception):
     """A division by zero in a written expression: the value does not exist (not: cannot be read)."""
 
 
-UNDEFINED = "undefined"  # what `evaluate(..., undefined=UNDEFINED)` gives for `\frac{4}{2 - 2}`
+# what `evaluate(..., undefined=UNDEFINED)` gives for `\frac{4}{2 - 2}`; compared by `is`
+UNDEFINED = "undefined"
 
 
 def evaluate(
@@ -232,14 +233,14 @@ def _unknown(equation: str, letter: str | None) -> str | None:
 
 def _difference_at(equation: str, x: str, value: sympy.Expr) -> sympy.Expr | str | None:
     """left - right of `equation` with the letter `x` replaced by `value`, exactly; UNDEFINED where a side divides
-    by zero there (`\frac{y^2 - 3y + 2}{y - 2}` at 2); None when a side cannot be read."""
+    by zero there (`\\frac{y^2 - 3y + 2}{y - 2}` at 2); None when a side cannot be read."""
     sides = []
     for side in equation.split("="):
         side = re.sub(r"(?<=[\d)])\s*" + x, "*" + x, side)  # 2x -> 2*x
         sides.append(evaluate(side.replace(x, f"({value})"), needs_operator=False, undefined=UNDEFINED))
     if any(v is None for v in sides):
         return None
-    return UNDEFINED if UNDEFINED in sides else sides[0] - sides[1]
+    return UNDEFINED if any(v is UNDEFINED for v in sides) else sides[0] - sides[1]
 
 
 def equation_solutions(equation: str, letter: str | None = None) -> list[sympy.Expr] | None:
@@ -268,12 +269,14 @@ def equation_solutions(equation: str, letter: str | None = None) -> list[sympy.E
 
 
 def equation_holds(equation: str, value: sympy.Expr, letter: str | None = None) -> bool | None:
-    """Does the one-letter equation hold at `value` (`√(x² - 5) = 3` at 3: no; `\frac{y^2-3y+2}{y-2} = y+1` at 2, where
+    """Does the one-letter equation hold at `value` (`√(x² - 5) = 3` at 3: no; `\\frac{y^2-3y+2}{y-2} = y+1` at 2, where
     a side divides by zero: no, an extraneous root)? None when it cannot be read."""
     x = _unknown(equation, letter)
     difference = _difference_at(equation, x, value) if x is not None else None
-    if difference is None or difference is UNDEFINED:
-        return None if difference is None else False
+    if difference is None:
+        return None
+    if difference is UNDEFINED:
+        return False  # a side divides by zero at the key: an extraneous root, no solution
     return sympy.simplify(difference) == 0
 
 

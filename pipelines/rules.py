@@ -326,7 +326,7 @@ def _formula_key(text: str) -> str:
 
 
 def restated_expression(raw: str, problem: str) -> str | None:
-    """A key that writes the asked expression and its value (`\\lim_{x \to 0} \frac{\\sin(3x)}{x} = 3` for the limit
+    """A key that writes the asked expression and its value (`\\lim_{x \\to 0} \\frac{\\sin(3x)}{x} = 3` for the limit
     the statement writes, `(1+i)^4 = -4` for "Compute $(1+i)^4$"): the value. The left side must be a formula the
     statement itself writes (spacing, `\\limits`, `\\left`, braces and `\\dfrac` aside) with an operation or a command
     in it, so a name (`k = 1`) or a step of working is not taken for the question; one `=` outside brackets only
@@ -1546,12 +1546,6 @@ def apply_rules(
     groups = digit_groups_miss(problem, answer)
     if groups is not None:
         return groups
-    repeating = rounded_repeating_decimal(problem)
-    if repeating is not None:
-        return Miss(
-            f"the statement writes {repeating}, a repeating fraction cut short: the key is that fraction's answer, "
-            "not the one of the numbers as written; a solver must confirm it"
-        )
     parsed = parse_answer(answer, problem_asks_equation=asks_equation, problem=problem, units=units)
     if isinstance(parsed, Miss):
         return parsed
@@ -1563,6 +1557,13 @@ def apply_rules(
             return contradicted
     if v.is_Rational and (converted_key := conversion_miss(problem, v)) is not None:
         return converted_key
+    # (after the checks that reject a key outright: `Value of 4.166%?` keyed 1/24 is a contradiction)
+    repeating = rounded_repeating_decimal(problem)
+    if repeating is not None:
+        return Miss(
+            f"the statement writes {repeating}, a repeating fraction cut short: the key is that fraction's answer, "
+            "not the one of the numbers as written; a solver must confirm it"
+        )
     if v.is_Rational and circle_without_pi(problem, str(answer)):
         return Miss(
             "a circle's length or area without pi: the key may use an approximation of pi (22/7, 3.14)"

@@ -1933,7 +1933,7 @@ _OUTPUT_AT_END = re.compile(r"(?:```output|```[ \t]*\n```)[ \t]*\n(?P<value>[^\n
 
 
 def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
-    """No answer line and no terminated box: `\boxed 5`, `####`, a sentence, then prose. A
+    """No answer line and no terminated box: `\\boxed 5`, `####`, a sentence, then prose. A
     response that stops inside a math span it opened is cut off: nothing is read from its prose."""
     if "box" in text:
         boxed = extract_boxed(text)

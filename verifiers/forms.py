@@ -689,7 +689,7 @@ MODULUS_AFTER = re.compile(
 
 
 def left_undone(answer: str, gold: str) -> bool:
-    """An integer gold answered by a computation not carried out (`\binom{10}{2}` for 45, `2^8-1` for 255): equal
+    """An integer gold answered by a computation not carried out (`\\binom{10}{2}` for 45, `2^8-1` for 255): equal
     by arithmetic, but the number asked for was never written; its last `=` member is read (`m+n = 194` is done)."""
     if not re.fullmatch(r"\s*-?\d+(?:\.0+)?\s*", gold.replace(",", "").replace("$", "")):  # `243.0` too
         return False

@@ -222,6 +222,10 @@ def test_a_row_whose_figure_is_in_an_image_column_is_rejected_as_needing_it(tmp_
     assert not any(str(o["status"]).startswith("rejected") for o in out[2:])
 
 
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
 def _through_rules(path, **kw) -> list[tuple[str, str | None]]:
     from pipelines.report import run_offline_steps
 
@@ -252,7 +256,7 @@ CHOICE_FILES = {
 def test_options_in_their_own_column_are_read_and_the_key_names_one(tmp_path, name):
     rows, mapping, values = CHOICE_FILES[name]
     path = tmp_path / f"{name}.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _write_jsonl(path, rows)
     recs = import_records(path, name=name, mapping=mapping)
     assert all(
         re.search(r"\nA\. .+\nB\. ", r["original_problem"]) for r in recs
@@ -274,7 +278,7 @@ def test_a_quiz_export_keyed_by_position_is_read_by_position(tmp_path):
             {"question": "What is 9-6?", "options": ["1", "3", "2", "0"], "answer": "1"},
             {"question": "What is 6-2?", "options": ["4", "2", "8", "6"], "answer": "0"}]  # fmt: skip
     path = tmp_path / "quiz.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _write_jsonl(path, rows)
     assert _through_rules(path, name="quiz") == [("kept", "2"), ("kept", "3"), ("kept", "4")]
     assert json.loads(import_records(path, name="quiz")[0]["checks"])["import"] == {
         "choice_key": "index0",
@@ -288,7 +292,7 @@ def test_a_key_convention_the_rows_cannot_fix_is_an_error_until_it_is_given(tmp_
             {"question": "What is 9-8?", "options": ["1", "3", "2", "0"], "answer": "1"},
             {"question": "What is 2*2?", "options": ["2", "3", "4", "5"], "answer": "2"}]  # fmt: skip
     path = tmp_path / "quiz.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _write_jsonl(path, rows)
     with pytest.raises(ImportDataError, match=r"quiz\.jsonl.*index0 and index1 and content.*choice_key"):
         import_records(path, name="quiz")
     letters = {c: [r["original_answer"] for r in import_records(path, name="quiz", choice_key=c)]
@@ -303,7 +307,7 @@ def test_a_key_convention_the_rows_cannot_fix_is_an_error_until_it_is_given(tmp_
     assert [r["original_answer"] for r in recs] == letters["index1"]
     # a key that names no option under the convention given: the row is named
     rows.append({"question": "What is 1+1?", "options": ["2", "3"], "answer": "7"})
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _write_jsonl(path, rows)
     with pytest.raises(ImportDataError, match=r"quiz\.jsonl:4: key '7' names none of the options"):
         import_records(path, name="quiz", choice_key="content")
 
