@@ -157,6 +157,8 @@ LABELS_L4 = [DATA / "rule_labels_L4.jsonl"]
 # algebra, precalculus and calculus drill banks: equations a key is substituted into, systems, complex numbers
 # (2026-11-30, fifteenth session; held out from K4's and L4's classes and the substitution of a key)
 LABELS_M4 = [DATA / "rule_labels_M4.jsonl"]
+# number theory and counting: base conversions, modular arithmetic, counting keys as expressions (2026-11-30)
+LABELS_N4 = [DATA / "rule_labels_N4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -221,6 +223,7 @@ SETS = {
     "K4": LABELS_K4,
     "L4": LABELS_L4,
     "M4": LABELS_M4,
+    "N4": LABELS_N4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

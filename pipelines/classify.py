@@ -11,6 +11,7 @@ following ...").
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import unicodedata
@@ -272,6 +273,14 @@ _OTHER_BASE_ASKED = re.compile(
     + r"[^?]{0,8}\?",
     re.I,
 )  # asked, not described: `can be written in base $6$ as ...` names a given numeral
+# a conversion asked into a base by its name (`Hexadecimal to binary: 0xff`, `Convert 45 to binary`, `write it in hex`)
+_NAMED_BASE_ASKED = re.compile(
+    r"\b(?:to|into)\s+(?:binary|octal|hex(?:adecimal)?)\b|\b(?:express|write|give|convert|answer)\b[^.?]{0,40}?\bin\s+"
+    r"(?:binary|octal|hex(?:adecimal)?)\b"
+    # `Convert 7 to base 5.`, `into base-3`; a blank with the base under it (`$$194=\_\_\_\__5$$`)
+    r"|\b(?:to|into)\s+base[\s-]*\$?\{?\s*(?!10\b)\d+\b|(?:\\_|_){3,}\s*_\{?\s*(?!10\b)\d{1,2}\b",
+    re.I,
+)
 # a letter-coding puzzle (`If PALE is coded as 2134, ... how is PEARL coded?`): its key is a code string, not a quantity
 _LETTER_CODE = re.compile(
     r"\b(?:is|are)\s+(?:coded|encoded)\s+as\b|\bhow\s+(?:is|will|would)\b[^?]{0,40}?\b(?:be\s+)?(?:coded|encoded)\b"
@@ -839,16 +848,24 @@ _HTML_TAG = re.compile(
 _HTML_SCRIPT = re.compile(r"<(sup|sub)>([^<>]{1,20})</\1>", re.I)  # `x<sup>2</sup>`: x^{2}
 
 
+def without_html(text: str) -> str:
+    """A quiz page's HTML tags around the words removed (`<sup>2</sup>` kept as `^{2}`, `<br/>` a line break, `&rarr;`
+    the arrow it names)."""
+    if "<" not in text or ">" not in text:
+        return text
+    if "&" in text:
+        text = html.unescape(text)
+    text = _HTML_SCRIPT.sub(
+        lambda m: ("^" if m.group(1).lower() == "sup" else "_") + "{" + m.group(2) + "}", text
+    )
+    text = _HTML_TAG.sub(lambda m: "\n" if m.group(0).lower().startswith("<br") else "", text)
+    return re.sub(r"[ \t]{2,}", " ", text)
+
+
 def clean_text(text: str) -> str:
     """Unicode NFC, no trailing spaces or LaTeX layout at the end, at most one blank line in a row, stripped; a quiz
-    page's HTML tags around the words removed (`<sup>2</sup>` kept as `^{2}`)."""
-    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n")
-    if "<" in text and ">" in text:
-        text = _HTML_SCRIPT.sub(
-            lambda m: ("^" if m.group(1).lower() == "sup" else "_") + "{" + m.group(2) + "}", text
-        )
-        text = _HTML_TAG.sub(lambda m: "\n" if m.group(0).lower().startswith("<br") else "", text)
-        text = re.sub(r"[ \t]{2,}", " ", text)
+    page's HTML tags around the words removed (`without_html`)."""
+    text = without_html(unicodedata.normalize("NFC", text).replace("\r\n", "\n"))
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     text = _LAYOUT_END.sub("", text)  # `... the sum?\n\end{problem}\n\noindent` (MathOdyssey)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
@@ -984,7 +1001,7 @@ def _circled_choice(answer: str, choices: dict[str, str]) -> str | None:
 
 # a key's own label, in the languages of the sources (`Answer: 12`, `Đáp án: 100`, `Resposta: (C) 4`, `답 : 5`)
 KEY_LABEL = re.compile(
-    r"^(?:(?:Đáp án|Đáp số|Answer|Ans|Odpowiedź|Respuesta|Resposta|Réponse|Antwort|Lösung|Jawaban|Ответ|Cevap|答案|答え|答|"
+    r"^(?:(?:Đáp án|Đáp số|(?:Final\s+)?Answer|Ans|Odpowiedź|Respuesta|Resposta|Réponse|Antwort|Lösung|Jawaban|Ответ|Cevap|答案|答え|答|"
     r"정답|답)\s*[:：]|####(?=\s*[-$\d]))\s*",  # `#### 27`: GSM8K's answer marker alone, without its solution
     re.I,
 )
@@ -1193,7 +1210,9 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         )  # `Find the prime factorization of 120`: the product is the answer, not 120
     if answer and _CLOCK_KEY.search(key):
         reasons.append("clock_time")  # `7 PM`: a reading of the clock, whose digits are no quantity
-    if any((m.group(1) or m.group(2)).lower() not in ("10", "ten") for m in _OTHER_BASE_ASKED.finditer(text)):
+    if _NAMED_BASE_ASKED.search(text) or any(
+        (m.group(1) or m.group(2)).lower() not in ("10", "ten") for m in _OTHER_BASE_ASKED.finditer(text)
+    ):
         reasons.append("other_base")  # the key is a numeral in that base
     if _LETTER_CODE.search(text):
         reasons.append("code")  # the key is a code string (`24153`), whose digits are no quantity

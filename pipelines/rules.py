@@ -84,6 +84,7 @@ from pipelines.arithmetic import (
     asking_sentence,
     equation_holds,
     equation_solutions,
+    evaluate,
 )
 from pipelines.classify import (
     KEY_LABEL,
@@ -95,6 +96,7 @@ from pipelines.classify import (
     rounding_asked,
     science_signals,
     several_asks,
+    without_html,
 )
 from verifiers.forms import PERCENT_MENTIONED, exact_conversion, same_quantity
 from verifiers.normalize import (
@@ -189,6 +191,14 @@ def _power_depth(s: str) -> int:
             stack.pop()
         i += 1
     return best
+
+
+_BASE_NUMERAL = re.compile(r"([0-9A-Fa-f]+)\s*_\s*\{?\s*(\d{1,2})\s*\}?")  # `12_5`, `1000111_{2}`, `FF_{16}`
+# a key that is one count written in combinatorics notation (the parser reads `C(100, 15)` as a function, `26P3` as a
+# product of letters)
+_COUNTING_KEY = re.compile(
+    r"C\s*\(\s*\d+\s*,\s*\d+\s*\)|P\s*\(\s*\d+\s*,\s*\d+\s*\)|\d+\s*[CP]\s*\d+|\\binom\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}|\d+\s*!"
+)
 
 
 @dataclass
@@ -521,7 +531,9 @@ def parse_answer(
     )  # 11,\! 111,\! 100: LaTeX thousands separators
     # worksheets' `5/6` in a code span and `23.4 + 15.7 = **39.1**` in bold
     raw = _MARKDOWN_EMPHASIS.sub(lambda m: m.group(1) or m.group(2), raw.strip().strip("`"))
-    raw = KEY_LABEL.sub("", raw.strip())  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: the key's own label
+    raw = KEY_LABEL.sub(
+        "", without_html(raw).strip()
+    )  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: its label
     worked = solution_answer(raw)
     if isinstance(worked, Miss):
         return worked
@@ -682,6 +694,17 @@ def parse_answer(
     s = re.sub(r"(\d*)\.(\d+)", _exact, s)  # decimals stay exact, never floats
     if _power_depth(s) >= 3:
         return Miss("power tower too large to evaluate")
+    based = _BASE_NUMERAL.fullmatch(s.strip())
+    if (
+        based and based.group(2) != "10"
+    ):  # `12_5`, `1000111_{2}`: the digits are not the integer they stand for
+        return Miss(f"a numeral in base {based.group(2)}: its digits are not the integer it stands for")
+    if based:
+        s = based.group(1)  # `3613_{10}`: a decimal numeral
+    if _COUNTING_KEY.fullmatch(s.strip()):  # `C(100, 15)`, `26P3`, `\binom{10}{6}`, `7!`: the count, exactly
+        counted = evaluate(s, needs_operator=False)
+        if counted is not None and counted.is_Integer:
+            return Parsed(value=counted, unit=unit, decimals=0)
     try:
         expr = latex2sympy(s)
     except Exception as e:  # the parser raises plain Exception on bad LaTeX

@@ -788,6 +788,10 @@ def _form_asked(v: Verdict, gold: str, question: str, pred: str = "") -> Verdict
         _with_unit(v.extracted or v.pred, pred), gold, question
     ):
         return Verdict(False, "unit_mismatch", v.pred, v.extracted, v.gold)  # `16 m²` for a perimeter
+    if v.extracted and forms.other_currency(v.extracted, question):
+        return Verdict(
+            False, "unit_mismatch", v.pred, v.extracted, v.gold
+        )  # `€460` for a question in dollars
     if (
         v.extracted
         and COMPOUND_TIME.fullmatch(v.extracted.strip().rstrip("."))

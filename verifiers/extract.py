@@ -143,7 +143,7 @@ _ASCII_ANSWER_WORDS = tuple(
 _ANSWER_LINE = re.compile(
     r"^[ \t>#*_]*(?:final[ \t]+)?(?:answer|(?:judge?ment|"
     + "|".join(_FOREIGN_ANSWER_WORDS)
-    + r")(?=[ \t*_]*[:：]))[ \t]*[*_]*[ \t]*"
+    + r")(?:[ \t]+final[ei]?)?(?=[ \t*_]*[:：]))[ \t]*[*_]*[ \t]*"  # `Respuesta final:`, `Réponse finale :`
     r"(?:[:：]|(?=\\\[|\$|\\\())[ \t]*[*_]*[ \t]*"
     r"(?P<ans>.*?)[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
@@ -945,6 +945,16 @@ def _prose_value(text: str) -> str | None:
     sent = _last_sentence(text)
     if not sent:
         return None
+    if (
+        "**" in sent
+    ):  # `..., so James runs **540 meters** per week.`: the one bold value, the last number said
+        bold = list(_BOLD_PAIR.finditer(sent))
+        if (
+            len(bold) == 1
+            and _BOLD_VALUE.fullmatch(bold[0].group(1))
+            and not re.search(r"\d", sent[bold[0].end() :])
+        ):
+            return _strip_wrapping(bold[0].group(1)) or None
     if "ly" in sent or "about" in sent or "around" in sent or "close" in sent:
         sent = _APPROX_AFTER.sub("", sent) or sent
     spans = list(_MATH_SPAN.finditer(sent))
@@ -1015,6 +1025,8 @@ _CONCLUSION = re.compile(
 )
 # a concluding clause at the end of a sentence: `..., so the house cost $90,000`
 _BOLD_PAIR = re.compile(r"\*\*([^*\n]+)\*\*")
+# a bold value, not a bold sentence: a number with a sign or currency, a percent, and at most two words (`540 meters`)
+_BOLD_VALUE = re.compile(r"\s*[$€£¥₹]?\s*-?\d[\d,.:]*\s*%?(?:\s*[A-Za-z.]+){0,2}\s*")
 _CONCLUDING_CLAUSE = re.compile(
     r"[,;]\s*(?:and\s+)?(?:so|therefore|thus|hence)\s*,?\s+([^,;]+)$", re.IGNORECASE
 )

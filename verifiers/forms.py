@@ -857,6 +857,27 @@ _NO_NOUN = frozenset({"do", "does", "did", "are", "is", "were", "was", "will", "
                       "such", "other", "whole", "real", "positive", "negative", "integer", "integers"})  # fmt: skip
 
 
+# currencies by sign and name: an answer in one the question never uses is another quantity (`€460` for dollars)
+_CURRENCIES = {
+    "dollar": r"\$|\bdollars?\b|\bUSD\b",
+    "euro": r"€|\beuros?\b|\bEUR\b",
+    "pound": r"£|\bpounds? sterling\b|\bGBP\b",
+    "yen": r"¥|\byen\b|\bJPY\b",
+    "rupee": r"₹|\brupees?\b|\bRs\.?|\bINR\b",
+    "won": r"₩|\bwon\b(?= *$)|\bKRW\b",
+}
+
+
+def other_currency(answer: str, question: str) -> str | None:
+    """The currency an answer is written in when the question prices only in another (`**€460**` for a question in
+    dollars), else None."""
+    named = [c for c, pattern in _CURRENCIES.items() if re.search(pattern, answer, re.I)]
+    if len(named) != 1:
+        return None
+    used = {c for c, pattern in _CURRENCIES.items() if re.search(pattern, question, re.I)}
+    return named[0] if used and named[0] not in used else None
+
+
 # a question that measures in abstract units (`square units`, `sides 5, 5 and 6 units`): no metre or inch is in it
 _ABSTRACT_UNITS = re.compile(r"\b(?:square|cubic)\s+units?\b|\d\s+units?\b(?!\s+(?:of|digit))", re.I)
 

@@ -389,6 +389,14 @@ NOT_SEEN_J4 = {
 # set M4: keys that work the equation through in prose (`For $x = 1$: ... is true`), powers of i keyed with their
 # reduction (`$i^{10} = i^2 = -1$`, a complex context), Norwegian `Én løsning siden $D = 0$` (the count of solutions in
 # words) and log values asked beside a graph the statement draws (`I figuren nedenfor ...`, a figure by policy)
+# set N4: a quiz export keying unlettered options by position (`1` for `Options: 3 / 7 / 9 / 1`, the option at index 1)
+# where an option's content is the same number: read as the content (J4's class; the importer infers a file's
+# convention, a row cannot)
+NOT_SEEN_N4 = {f"kunalmalviya066/DailyMock/db.js:{n}" for n in (6, 9, 13)}
+# set N4: two students' CSE 280 assignments whose items sit in table cells: the labeller rebuilt each question from the
+# section's instruction and the row's inputs (its notes), so `the tables below` and the figures the instructions name
+# are in the statements by construction, and a worked key (`* d (private key) = 9019`) defers
+REBUILT_N4 = {f"{who}/cse280/prove{n}.md" for who in ("nSayal", "heuserhunter0") for n in (10, 11, 12)}
 DEFERRED_M4 = {
     "kylecurtis/notes/collection/mathematics/topics/college-algebra/chapter-01/01-radical-equations.md",
     "RuhamaTesfaye/maths/Exercise_4_Introduction_to_Complex_Numbers.md",
@@ -652,6 +660,7 @@ ALL_SETS = [
     "K4",
     "L4",
     "M4",
+    "N4",
 ]
 # sets of 150 labels or more (old, new, S2, L, O3, B4, J4 and L4 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4", "J4", "L4"}
@@ -748,6 +757,7 @@ def test_no_wrong_rewrite_kept_that_rules_could_see(scored):
         | NOT_SEEN_H4
         | NOT_SEEN_I4
         | NOT_SEEN_J4
+        | NOT_SEEN_N4
     )
     wrong = {d["case_id"] for d in result["details"] if d["verdict"] == "wrong" and not d["source_key_wrong"]}
     assert wrong - allowed == set(), name
@@ -811,6 +821,7 @@ def test_right_rewrites_kept_per_class(scored):
         and not (name == "I4" and d["file"] in WORKED_KEYS_I4)
         and not (name == "L4" and d["file"] in WORKED_KEYS_L4)
         and not (name == "M4" and d["file"] in DEFERRED_M4)
+        and not (name == "N4" and d["file"] in REBUILT_N4)
     ]
     right = sum(d["verdict"] == "right" for d in integer)
     assert right >= 0.85 * len(integer), (name, right, len(integer))
