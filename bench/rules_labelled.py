@@ -159,6 +159,8 @@ LABELS_L4 = [DATA / "rule_labels_L4.jsonl"]
 LABELS_M4 = [DATA / "rule_labels_M4.jsonl"]
 # number theory and counting: base conversions, modular arithmetic, counting keys as expressions (2026-11-30)
 LABELS_N4 = [DATA / "rule_labels_N4.jsonl"]
+# Hindi, Marathi, Nepali, Arabic (ArMATH), Persian banks and Zambian/Zimbabwean school tests (2026-11-30)
+LABELS_O4 = [DATA / "rule_labels_O4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -224,6 +226,7 @@ SETS = {
     "L4": LABELS_L4,
     "M4": LABELS_M4,
     "N4": LABELS_N4,
+    "O4": LABELS_O4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -442,6 +442,15 @@ _GIVEN_APPROX = re.compile(
 # the text signals of a science or applied computation, in the order they are reported
 _SCIENCE_SIGNALS = (
     ("physical constant", _SCI_CONSTANTS),
+    # the weight of a mass asked (`the weight of an object with a mass of 5 kg`, `of a 15 kg object on Earth`): g, not
+    # given (`a mass that weighs 8 lb` gives the weight)
+    (
+        "physical constant",
+        re.compile(
+            r"\bweigh(?:t|s)?\b[^.?]{0,60}\b(?:mass\b|on (?:the )?(?:Earth|Moon|Mars|Jupiter)\b|in newtons\b)",
+            re.I,
+        ),
+    ),
     ("science unit", _SCI_UNITS),
     ("scientific notation", _SCI_NOTATION),
     ("science or applied vocabulary", _SCI_WORDS),

@@ -193,6 +193,7 @@ def _power_depth(s: str) -> int:
     return best
 
 
+_BOLD_MATH = re.compile(r"\\(?:mathbf|textbf|boldsymbol|bm)\s*\{([^{}]*)\}")
 _BASE_NUMERAL = re.compile(r"([0-9A-Fa-f]+)\s*_\s*\{?\s*(\d{1,2})\s*\}?")  # `12_5`, `1000111_{2}`, `FF_{16}`
 # a key that is one count written in combinatorics notation (the parser reads `C(100, 15)` as a function, `26P3` as a
 # product of letters)
@@ -531,6 +532,7 @@ def parse_answer(
     )  # 11,\! 111,\! 100: LaTeX thousands separators
     # worksheets' `5/6` in a code span and `23.4 + 15.7 = **39.1**` in bold
     raw = _MARKDOWN_EMPHASIS.sub(lambda m: m.group(1) or m.group(2), raw.strip().strip("`"))
+    raw = _BOLD_MATH.sub(r"\1", raw)  # `$\mathbf{14}$`: bold, not a symbol named 14
     raw = KEY_LABEL.sub(
         "", without_html(raw).strip()
     )  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: its label

@@ -128,7 +128,7 @@ _LANGUAGES = (
     ("tr", ("cevap", "yanıt"), (r"cevap", r"yanıt"), ("cevap", "yanıt")),
     ("ar", ("الإجابة", "الجواب"), (r"الإجابة هي", r"الجواب هو"), ()),
     ("hi", ("उत्तर",), (r"उत्तर",), ()),
-    ("bn", ("উত্তর",), (r"উত্তর(?: হলো| হল)?",), ()),
+    ("bn", ("উত্তর",), (r"উত্তর(?: হলো| হল| হবে)?\s*[:：]?",), ()),
     ("th", ("คำตอบ",), (r"คำตอบคือ",), ()),
     ("sw", ("jibu",), (r"jibu ni",), ()),
 )  # fmt: skip
@@ -490,7 +490,7 @@ def _answer_line(text: str) -> str | None:
 # a line after the answer line that commits anew under a label of its own: `Correction — ANSWER: 153740`,
 # `Final: 1183959424`, `Revised final answer: 14` (the last commitment counts, as a later answer line would)
 _LATER_COMMITMENT = re.compile(
-    r"^[ \t>#*_]*(?:correction|corrected|revised|updated|amended|final)[ \t*_]*(?:[—–-][ \t]*)?"
+    r"^[ \t>#*_]*(?:correction|corrected|revised|updated|amended|final|সংশোধন|সংশোধিত|सुधार|संशोधित)[ \t*_]*(?:[—–-][ \t]*)?"
     r"(?:(?:final[ \t]+)?answer[ \t*_]*)?[:：][ \t*_]*(?:answer[ \t*_]*[:：][ \t*_]*)?(?P<ans>[^\n]*?)[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -542,7 +542,7 @@ def _committed(
 # words that take back what came before: a later `the answer is X` after them is the new commitment
 _CORRECTION_CUE = re.compile(
     r"\b(?:wait|correction|corrected|actually|oops|scratch that|I made (?:a|an) (?:\w+ )?(?:mistake|error|slip)"
-    r"|let me (?:correct|redo|fix))\b",
+    r"|let me (?:correct|redo|fix))\b|সংশোধ|ভুল হয়েছে|सुधार|संशोधित|गलती",  # Bengali and Hindi: correction, a mistake
     re.IGNORECASE,
 )
 
@@ -653,6 +653,9 @@ def _final_answer_inline(text: str) -> tuple[str | None, int, int]:
 _CONCLUDING_JOIN = re.compile(r"\$\s*[,;]?\s*(?:so|thus|hence|therefore)\b,?\s*\$", re.I)
 
 
+_NUMBER_THEN_NATIVE_WORDS = re.compile(r"(-?\d+(?:[.,]\d+)?(?:\s*/\s*\d+)?\s*%?)\s+([^\x00-\x7f\d][^\d]*)")
+
+
 def _answer_value(ans: str) -> str | None:
     """The value on an answer line: a box, a math span, or a sentence read by the prose policy."""
     boxed = extract_boxed(ans)
@@ -663,6 +666,11 @@ def _answer_value(ans: str) -> str | None:
             return (" or " if joined == "or" else ", ").join(_strip_wrapping(p) for p in parts)
         return _strip_wrapping(boxed) or None
     ans = _HOPE_ANY.sub("", _DANGLING_CLOSE.sub("", ans))
+    counted = _NUMBER_THEN_NATIVE_WORDS.fullmatch(ans.strip())
+    if (
+        counted
+    ):  # `উত্তর: ৩/২ কেজি`, `২০% ক্ষতি`: a value, then words in a script of its own and no other number
+        return counted.group(1)
     m = _MINERVA.search(ans)  # `Final Answer: The final answer is $X$. I hope it is correct.`
     if m:
         return _sentence_value(ans[m.end() :])
