@@ -161,6 +161,8 @@ LABELS_M4 = [DATA / "rule_labels_M4.jsonl"]
 LABELS_N4 = [DATA / "rule_labels_N4.jsonl"]
 # Hindi, Marathi, Nepali, Arabic (ArMATH), Persian banks and Zambian/Zimbabwean school tests (2026-11-30)
 LABELS_O4 = [DATA / "rule_labels_O4.jsonl"]
+# recent contests as evaluation files store them: AMC 2023 rewritten to integers, AIME 2024/2025, HMMT February 2025
+LABELS_P4 = [DATA / "rule_labels_P4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -227,6 +229,7 @@ SETS = {
     "M4": LABELS_M4,
     "N4": LABELS_N4,
     "O4": LABELS_O4,
+    "P4": LABELS_P4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}
