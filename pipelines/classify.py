@@ -886,7 +886,7 @@ _OPTION_LINE_START = re.compile(_OPTIONS_HEADER, re.I)
 _OPTION_LINE = re.compile(_OPTIONS_HEADER + r"[ \t]*(?P<list>[^\n]+?)[ \t]*$", re.I)
 
 
-def _option_items(listed: str) -> list[str] | None:
+def option_items(listed: str) -> list[str] | None:
     """The options of one `Options:` line, in order: `a / b / c`, `a; b; c`, `a | b | c`, a Python list
     (`['A)21', 'B)21.5']`, AQuA's), inline letters (`A. 21 B. 22 C. 23`), or `a, b, c`; None when none fits."""
     listed = listed.strip()
@@ -901,8 +901,15 @@ def _option_items(listed: str) -> list[str] | None:
     items = [re.sub(r"<[^<>]{1,40}>", "", x).strip().rstrip("/;|,").strip() for x in items]
     if not 2 <= len(items) <= 6 or not all(items):
         return None
-    # `A) -\frac{29}{5}`, `B)21.5`, `b) 14`: an item that carries its own letter, in its place, is read without it
-    return [re.sub(r"^\(?[" + "ABCDEF"[i] + "abcdef"[i] + r"][).:]\s*", "", x) for i, x in enumerate(items)]
+    return without_own_letters(items)
+
+
+def without_own_letters(items: list[str]) -> list[str]:
+    """Options without the letter an item carries in its own place (`A) -\\frac{29}{5}`, `B)21.5`, `b) 14`, `(C) 22`)."""
+    return [
+        re.sub(r"^\(?[" + "ABCDEFGHIJ"[i] + "abcdefghij"[i] + r"]\s*[).:]\s*", "", x)
+        for i, x in enumerate(items)
+    ]
 
 
 # an equality of two plain numbers opening the statement or a sentence: inside a sentence a number may end a formula
@@ -922,11 +929,11 @@ def false_stated_equality(text: str) -> str | None:
 
 def find_choices(text: str) -> tuple[str, dict[str, str]] | None:
     """(stem without the choices, {letter: value}) when `text` ends with choices (A) .. (D/E), or with a
-    line `Options: a / b / c / d` (lettered A, B, ... in their order; `_option_items` reads its forms)."""
+    line `Options: a / b / c / d` (lettered A, B, ... in their order; `option_items` reads its forms)."""
     found = options(text)
     if found is None:
         line = _OPTION_LINE.search(text)
-        items = _option_items(line.group("list")) if line else None
+        items = option_items(line.group("list")) if line else None
         if items is None:
             return None
         return clean_text(text[: line.start()]), {"ABCDEF"[i]: clean_choice(x) for i, x in enumerate(items)}

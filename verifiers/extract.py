@@ -82,6 +82,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from verifiers.forms import asking_sentence
 from verifiers.normalize import number_from_words
 
 STYLES = ("auto", "answer_line", "boxed", "gsm8k", "last_number")
@@ -1177,12 +1178,6 @@ _MEASURE_WORDS = frozenset({"dollars", "dollar", "cents", "cent", "euros", "euro
                             "second", "days", "day", "weeks", "week", "months", "month", "years", "year"})  # fmt: skip
 
 
-def _asking(question: str) -> str:
-    """The question's last sentence that asks (`?`), else its last sentence."""
-    parts = [p for p in re.split(r"(?<=[.!?])\s+|\n", question.strip()) if p.strip()]
-    return next((p for p in reversed(parts) if "?" in p), parts[-1] if parts else "")
-
-
 def number_in_words(text: str, question: str) -> str | None:
     """An answer line written in English number words, then at most two words that name what it counts
     (`seventy thousand dollars`, `five laps` for a question about laps): the number. The words after it
@@ -1203,7 +1198,7 @@ def number_in_words(text: str, question: str) -> str | None:
         if all(w in _MEASURE_WORDS or w.rstrip("s") in asked for w in tail):
             return str(n)
         if tail == ["percent"] and re.search(
-            r"percent|%", _asking(question), re.I
+            r"percent|%", asking_sentence(question), re.I
         ):  # `thirty percent`, asked so
             return f"{n}%"
         return None

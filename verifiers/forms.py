@@ -810,7 +810,7 @@ def measure_not_asked(answer: str, gold: str, question: str) -> bool:
     wanted = _measure_of(gold)
     if wanted is not None:
         return said != wanted
-    asking = _asking_sentence(question)
+    asking = asking_sentence(question)
     if _AN_AREA_ASKED.search(asking):
         return said[0] != "area"
     if _LENGTH_ASKED.search(asking):
@@ -912,7 +912,7 @@ def unit_not_used(answer: str, gold: str, question: str) -> bool:
     asked = asked_unit(q)
     if asked is not None:
         return asked != u
-    counted = _HOW_MANY_COUNTED.search(_asking_sentence(question))
+    counted = _HOW_MANY_COUNTED.search(asking_sentence(question))
     if (
         counted
         and _unit_of(counted.group(1).lower()) is None
@@ -952,7 +952,7 @@ _PERIOD_STATED = re.compile(
 )
 
 
-def _asking_sentence(question: str) -> str:
+def asking_sentence(question: str) -> str:
     """The question's last sentence with a `?` (or its last sentence)."""
     q = question.strip()
     head = q.rsplit("?", 1)[0] if "?" in q else q.rstrip(".")
@@ -973,7 +973,7 @@ def quantity_not_asked(line: str, number: str, question: str) -> bool:
     asked (`60 students` for "What percentage of the students ...?"), an amount per one of them where a total is
     asked (`$15 per student`), or money per another period than the one asked (`$57,500 per month` for "her annual
     salary", `\\boxed{\\$460} per hour` for "her earnings for this week")."""
-    asking = _asking_sentence(question)
+    asking = asking_sentence(question)
     at = re.search(r"(?<![\d.,])" + re.escape(number) + r"(?![\d])", line)
     if at is None or not asking:
         return False

@@ -82,7 +82,7 @@ def choice_items(value: Any, where: str, column: str) -> list[str] | None:
     """A choices cell as the options in order: a list (items that carry their own letter, `A)21`, lose it), a
     dict {letter: text} or ARC's {label: [...], text: [...]}, a JSON or Python-list string, or MathQA's one line
     `a ) 38 , b ) 27.675 , c ) 30`. None for an empty cell."""
-    from pipelines.classify import _option_items
+    from pipelines.classify import option_items, without_own_letters
     from verifiers.forms import mathqa_options
 
     if value is None or (isinstance(value, str | list | tuple | dict) and not value):
@@ -108,7 +108,7 @@ def choice_items(value: Any, where: str, column: str) -> list[str] | None:
         elif parsed is not None:
             value = parsed
         else:
-            items = _option_items(text)
+            items = option_items(text)
             if items is None:
                 raise ImportDataError(
                     f"{where}: column {column!r} holds {text[:60]!r}, not a list of options; "
@@ -119,9 +119,9 @@ def choice_items(value: Any, where: str, column: str) -> list[str] | None:
         raise ImportDataError(
             f"{where}: column {column!r} holds a {type(value).__name__}, expected a list of options"
         )
-    items = [_text(v, where, column).strip() for v in value]
-    # `A)21`, `(B) 21.5`, `C. 22`: an item that carries its own letter, in its place, is read without it
-    return [re.sub(r"^\(?" + _LETTERS[i] + r"\s*[).:]\s*", "", x) for i, x in enumerate(items)]
+    return without_own_letters(
+        [_text(v, where, column).strip() for v in value]
+    )  # `A)21`, `(B) 21.5`: no letter
 
 
 def with_choices(problem: str, items: list[str]) -> str:
@@ -131,24 +131,26 @@ def with_choices(problem: str, items: list[str]) -> str:
     return problem.rstrip() + "\n" + "\n".join(lines)
 
 
-def _key_fits(key: str, items: list[str], convention: str) -> bool:
-    """Could `key` name one of `items` under `convention`?"""
+def _option_index(key: str, items: list[str], convention: str) -> int | None:
+    """The position of the option `key` names under `convention`, or None when it names none."""
     from verifiers.forms import clean_choice
 
     if convention == "letter":
         m = _KEY_LETTER.fullmatch(key)
-        return bool(m) and _LETTERS.index(m.group(1).upper()) < len(items)
-    if convention in ("index0", "index1"):
-        base = convention == "index1"
-        return key.isdigit() and base <= int(key) < len(items) + base
-    return sum(clean_choice(x) == clean_choice(key) for x in items) == 1
+        i = _LETTERS.index(m.group(1).upper()) if m else len(items)
+    elif convention in ("index0", "index1"):
+        i = int(key) - (convention == "index1") if key.isdigit() else -1
+    else:
+        same = [j for j, x in enumerate(items) if clean_choice(x) == clean_choice(key)]
+        i = same[0] if len(same) == 1 else -1
+    return i if 0 <= i < len(items) else None
 
 
 def choice_key_convention(keyed: list[tuple[str, str, list[str]]], source: str) -> str:
     """The one convention (letter, index0, index1, content) under which every (where, key, options) names an option;
     an error naming the file or the row when none or several fit (then `choice_key` says it)."""
     conventions = ("letter", "index0", "index1", "content")
-    fits = [c for c in conventions if all(_key_fits(k, o, c) for _, k, o in keyed)]
+    fits = [c for c in conventions if all(_option_index(k, o, c) is not None for _, k, o in keyed)]
     if len(fits) == 1:
         return fits[0]
     fix = "fix: set choice_key (letter, index0, index1 or content) on the import source"
@@ -156,7 +158,10 @@ def choice_key_convention(keyed: list[tuple[str, str, list[str]]], source: str) 
         raise ImportDataError(
             f"{source}: the keys of the first {len(keyed)} rows with options fit {' and '.join(fits)} alike; {fix}"
         )
-    odd = next(((w, k, o) for w, k, o in keyed if not any(_key_fits(k, o, c) for c in conventions)), None)
+    odd = next(
+        ((w, k, o) for w, k, o in keyed if not any(_option_index(k, o, c) is not None for c in conventions)),
+        None,
+    )
     if odd:
         raise ImportDataError(f"{odd[0]}: key {odd[1]!r} names none of the options {odd[2]}; {fix}")
     raise ImportDataError(f"{source}: the rows key their options in different conventions; {fix}")
@@ -164,15 +169,8 @@ def choice_key_convention(keyed: list[tuple[str, str, list[str]]], source: str) 
 
 def keyed_letter(key: str, items: list[str], convention: str) -> str | None:
     """The letter of the option `key` names under `convention`, or None when it names none."""
-    from verifiers.forms import clean_choice
-
-    if not _key_fits(key, items, convention):
-        return None
-    if convention == "letter":
-        return _KEY_LETTER.fullmatch(key).group(1).upper()
-    if convention in ("index0", "index1"):
-        return _LETTERS[int(key) - (convention == "index1")]
-    return _LETTERS[next(i for i, x in enumerate(items) if clean_choice(x) == clean_choice(key))]
+    i = _option_index(key, items, convention)
+    return None if i is None else _LETTERS[i]
 
 
 def _rows_jsonl(path: Path) -> Iterator[tuple[str, dict]]:
