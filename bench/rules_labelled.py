@@ -163,6 +163,10 @@ LABELS_N4 = [DATA / "rule_labels_N4.jsonl"]
 LABELS_O4 = [DATA / "rule_labels_O4.jsonl"]
 # recent contests as evaluation files store them: AMC 2023 rewritten to integers, AIME 2024/2025, HMMT February 2025
 LABELS_P4 = [DATA / "rule_labels_P4.jsonl"]
+# English-language school arithmetic and measurement banks (Australia, New Zealand, UK KS2/11+/GCSE, South Africa)
+LABELS_R4 = [DATA / "rule_labels_R4.jsonl"]
+# recent benchmark files as evaluation code keeps them: JEEBench, MatSciBench, SciEval, GSM-Hard, SVAMP, MathQA, AGIEval
+LABELS_Q4 = [DATA / "rule_labels_Q4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -230,6 +234,8 @@ SETS = {
     "N4": LABELS_N4,
     "O4": LABELS_O4,
     "P4": LABELS_P4,
+    "Q4": LABELS_Q4,
+    "R4": LABELS_R4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}
@@ -326,11 +332,20 @@ def rounded_as_labelled(lab: dict) -> dict:
     places = _round_places(lab["rounding"])
     if places is None and re.search(r"nearest (integer|whole number)", lab["rounding"], re.I):
         places = 0
-    scale = re.search(r"nearest (ten|hundred|thousand|ten thousand|million)s?\b", lab["rounding"], re.I)
+    scale = re.search(
+        r"nearest (hundred thousand|ten thousand|ten|hundred|thousand|million)s?\b", lab["rounding"], re.I
+    )
     if places is None and scale:  # `nearest thousand` (E3's German `auf Tausender`): a negative place
-        places = -{"ten": 1, "hundred": 2, "thousand": 3, "ten thousand": 4, "million": 6}[
+        places = -{
+            "ten": 1,
+            "hundred": 2,
+            "thousand": 3,
+            "ten thousand": 4,
+            "hundred thousand": 5,
+            "million": 6,
+        }[
             scale.group(1).lower()
-        ]
+        ]  # the longer names first: R4's `nearest hundred thousand` is not `nearest hundred`
     value = sympy.sympify(lab["exact_value"])
     if places is None and re.search(
         r"integ(?:er|ral) part|truncat|\bfloor\b|rounded? down", lab["rounding"], re.I

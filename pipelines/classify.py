@@ -378,6 +378,9 @@ _SCI_WORDS = re.compile(
     r"quantum|wave ?function|oscillat\w*|spring constant|pendulum|projectile|torque|pressure|temperature|"
     r"vapou?r|solubility|ionization|dipole|frequency|spin|diffraction|refract\w*|lens|pH|pKa|acids?|"
     r"alkaline|titrat\w*|buffer|"
+    # materials science: crystal geometry is measured (`the angle between [111] and [100] in a cubic crystal`: 54.74)
+    r"(?-i:crystal\w*)|lattice (?!points?\b|paths?\b)\w+|cubic system|unit cell|dislocations?|burgers?\W{0,2}s? vector|"
+    r"fcc|bcc|hcp|miller ind\w*|surface energy|grain (size|boundar\w*)|"
     r"standard deviation|variance|confidence interval|significance level|p-value|hypothesis test|"
     r"normal distribution|z-score|t-distribution|sample mean|regression|"
     r"compound(ed)? interest|interest rate|annual(ly)? rate|compounded|depreciat\w*|exponential(ly)? "

@@ -237,6 +237,22 @@ _ALGEBRA_ASKED = re.compile(
 )
 
 
+# what a unit symbol after a key's number is called when a statement asks for it by name (`Convert 2 kg to grams`)
+_UNIT_NAMES = {
+    "g": "grams?", "kg": "kilograms?", "mg": "milligrams?", "m": "met(?:er|re)s?", "cm": "centimet(?:er|re)s?",
+    "mm": "millimet(?:er|re)s?", "km": "kilomet(?:er|re)s?", "ml": "millilit(?:er|re)s?", "s": "seconds?",
+    "secs": "seconds?", "sec": "seconds?", "h": "hours?", "hr": "hours?", "hrs": "hours?", "min": "minutes?",
+    "mins": "minutes?", "ft": "f(?:ee|oo)t", "yd": "yards?", "yds": "yards?",
+}  # fmt: skip
+
+
+def _unit_asked_by_name(symbol: str, problem: str) -> bool:
+    """The statement asks for the quantity in the unit `symbol` stands for (`to grams`, `in metres`, `how many
+    seconds`): `2000 g` is then 2000 grams, not 2000 times a variable g."""
+    name = _UNIT_NAMES.get(symbol)
+    return bool(name and re.search(r"\b(?:to|into|in|how many)\s+" + name + r"\b", problem, re.I))
+
+
 def _one_letter_variable(letter: str, problem: str) -> bool:
     """`m` in `Simplify 2m + 3m` or in the bare `2m + 4m`: an algebra statement, or like terms added or subtracted."""
     like_terms = re.escape(letter) + r"\s*[-+]\s*\d*\s*" + re.escape(letter) + r"(?![A-Za-z])"
@@ -484,7 +500,8 @@ def solution_answer(raw: str) -> str | Miss | None:
     """A key that is a worked solution (six words or more of prose): the answer it names by its dataset's
     convention, the content of its answer box (MATH's `solution`: `... so the graph has $\\boxed{2}$ vertical
     asymptotes.`, a percent sign right after the box kept) or its last line `The answer is: 36` / `#### 36`
-    (MetaMathQA, GSM8K). Not a value found in the working. Boxes of different values, or a box and an answer
+    (MetaMathQA, GSM8K; also after the program that computes it, MathQA's `n0 = 5.0 ... #### 38`). Not a value
+    found in the working. Boxes of different values, or a box and an answer
     line that disagree, are several answers (a Miss); a key that is no written solution (a bare box, `\\boxed{12}
     \\text{ cm}`) is None, left to the rules as it is."""
     from verifiers.extract import boxed_spans
@@ -495,7 +512,10 @@ def solution_answer(raw: str) -> str | Miss | None:
         return None
     cuts = [0, *[x for span in spans for x in span], len(raw)]  # the text between the boxes
     outside = " ".join(raw[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2))
-    if len(_WORD.findall(outside[: line.start()] if line and not spans else outside)) < 6:
+    before = outside[: line.start()] if line and not spans else outside
+    # a program that computes the key (MathQA's annotated programs: `n0 = 5.0 ... answer = t3 - 100.0 ... #### 38`)
+    program = bool(line and not spans and len(re.findall(r"(?m)^\s*[A-Za-z_]\w*\s*=\s*\S", before)) >= 2)
+    if len(_WORD.findall(before)) < 6 and not program:
         return None  # six words of prose around the box or before the line: a written solution
     values = {re.sub(r"\s+|\$", "", raw[a:b]) for a, b in spans}
     if line:
@@ -621,6 +641,7 @@ def parse_answer(
         and (
             unit_after.group(1) in units
             or (problem and re.search(r"\d\s*" + re.escape(unit_after.group(1)) + r"(?![A-Za-z])", problem))
+            or (problem and _unit_asked_by_name(unit_after.group(1), problem))
         )
         # `Simplify 2m + 3m`, `2m + 4m`: a one-letter unit of an algebra statement or of like terms is a variable
         and not (
@@ -1330,6 +1351,9 @@ def decimal_proof(
             return f"{value} = {means[0][1]}, computed exactly", ""
         return None, "decimal not proven exact: not the exact mean of the one listed run of numbers"
     if not percent:
+        conversion = conversion_proof(text, value, answer)
+        if conversion is not None:
+            return conversion, ""
         closure = _closed_amount_proof(text, answer, places)
         if closure is not None:
             return closure, ""
@@ -1381,13 +1405,36 @@ _SLASH_LIST = re.compile(r"\s*-?\d[\d,.]*(?:\s+/\s+-?\d[\d,.]*){2,}\s*")
 _CONVERSIONS = (
     re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<src>[A-Za-z]+)\s*=\s*(?:\?|_+|\.{3})\s*(?P<dst>[A-Za-z]+)"),
     re.compile(
-        r"\bconvert\s+(?P<n>\d+(?:\.\d+)?)\s*(?P<src>[A-Za-z]+)\s+(?:in)?to\s+(?P<dst>[A-Za-z]+)", re.I
+        r"\b(?:convert|change)\s+(?P<n>\d+(?:\.\d+)?)\s*(?P<src>[A-Za-z]+)\s+(?:in)?to\s+(?P<dst>[A-Za-z]+)",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:express|write)\s+(?P<n>\d+(?:\.\d+)?)\s*(?P<src>[A-Za-z]+)\s+(?:in|as)\s+(?P<dst>[A-Za-z]+)",
+        re.I,
     ),
     re.compile(
         r"\bhow\s+many\s+(?P<dst>[A-Za-z]+)\s+(?:are\s+)?(?:there\s+)?in\s+(?P<n>\d+(?:\.\d+)?)\s*(?P<src>[A-Za-z]+)",
         re.I,
     ),
 )
+
+
+def conversion_proof(problem: str, value: sympy.Rational, answer: str = "") -> str | None:
+    """The key is the one unit conversion the statement asks, computed exactly (`Convert 250 centimetres to metres`
+    keyed 2.5: 250 cm is 5/2 m, defined factors, no rounding), or None; a key that writes a unit of its own must
+    write the one asked (`2.5 km` proves nothing)."""
+    for pattern in _CONVERSIONS:
+        m = pattern.search(problem or "")
+        exact = exact_conversion(m["n"], m["src"], m["dst"]) if m else None
+        if exact is None:
+            continue
+        written = _answer_unit(answer)
+        if written is not None and exact_conversion("1", written, m["dst"]) != 1:
+            return None
+        if sympy.Rational(exact.numerator, exact.denominator) == value:
+            return f"the unit conversion asked ({m.group(0)!r}) gives {value} exactly (defined factors, no rounding)"
+        return None
+    return None
 
 
 def conversion_miss(problem: str, value: sympy.Expr) -> Miss | None:

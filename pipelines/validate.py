@@ -41,6 +41,7 @@ _DECIMAL_PROOFS = (
     "dyadic key",
     "decimal numeral",
     "evaluated exactly",
+    "the unit conversion asked",
 )
 
 

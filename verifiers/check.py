@@ -39,7 +39,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from verifiers import equations, forms, quickeval
+from verifiers import countdown, equations, forms, quickeval
 from verifiers.extract import (
     Extraction,
     answer_line_end,
@@ -380,6 +380,13 @@ def check(
     box when no extreme is asked (`hedged`).
     """
     deadline = time.monotonic() + timeout  # one budget for the first reading and any second one
+    task = countdown.countdown_task(question) if isinstance(question, str) else None
+    if task is not None and isinstance(
+        pred, str
+    ):  # the answer is an equation over given numbers (verifiers.countdown)
+        target = int(gold) if isinstance(gold, str) and re.fullmatch(r"\s*-?\d+\s*", gold) else task.target
+        solved, reason, expr = countdown.judge(pred, target, task)
+        return Verdict(solved, reason, expr, expr, str(target))
     number_gold = None  # a gold written as the option's number (`3` for ③), which a response may repeat
     if question and "①" in question and isinstance(gold, str) and isinstance(pred, str):
         circled = forms.circled_choices(question, gold, pred)  # `① 6  ② 7 ...`: labels, not numbers

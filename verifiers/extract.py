@@ -1132,7 +1132,7 @@ def _one_number(sent: str, given: frozenset[str] = frozenset()) -> str | None:
     """The guards both concluding-sentence readings share: no question, negation or math in `sent`, and exactly
     one number that `given` (the question's numbers) does not hold, unqualified (`at least 3`, `about 40`) and
     whole (not `40%`, `3/4` or part of a token)."""
-    if "?" in sent or re.search(r"\bnot\b|n't\b|\\|[=<>^]", sent):
+    if "?" in sent or re.search(r"\bnot\b|n't\b|\\(?!\$)|[=<>^]", sent):  # `\$5` is money, not math
         return None
     new = [n for n in _NUMBER.finditer(sent) if n.group(0).replace(",", "") not in given]
     if len(new) != 1 or _QUALIFIED.search(sent[: new[0].start()]):
@@ -1590,6 +1590,22 @@ _SENTENCE_BREAKS = (". ", "! ", "? ", ".\n", "!\n", "?\n", "\n")
 
 # an aside in brackets that ends the last sentence after its value: a check (`so he fills 7 shelves (7 x 9 = 63).`) or
 # what else was found (`Gretchen has 70 gold coins (and 40 silver).`); an alternative (`(or x = -2)`) is no aside
+# a one-line answer that names its quantity first (`Earnings: $460`, `Total cost: 12 dollars`)
+_LABELLED_VALUE = re.compile(
+    r"[A-Za-z][A-Za-z ]{0,30}:\s*((?:\\?\$|-)?\s*\d[\d,]*(?:\.\d+)?(?:\s*[A-Za-z%]+)?)\s*\.?"
+)
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z]{4,}", text)}
+
+
+# a bracketed sentence of its own after the last one (`Total = 298 cookies. (The Cookie Monster alone has 61.)`)
+_TRAILING_ASIDE_SENTENCE = re.compile(
+    r"(?<=[.!])[ \t]*\((?![^()]*\b(?:or|answer)\b)[ \t]*(?:and|check|verify|since|because|as|the|i\.e\.|note)\b"
+    r"[^()]*\)[ \t]*\Z",
+    re.IGNORECASE,
+)
 _TRAILING_ASIDE = re.compile(
     r"(?<=\w)[ \t]*\((?![^()]*\bor\b)(?:[^()=]*\d[^()=]*=[^()]*|[ \t]*(?:and|check|verify|since|because|as|the|i\.e\.)\b[^()]*)\)"
     r"(?=[ \t]*[.!]?[ \t]*\Z)",
@@ -1641,10 +1657,15 @@ def without_trailing_aside(text: str) -> str:
             return end[: clause.start()] + "."  # `m + n = 821, which is the number we were asked for.`
     if text.rstrip()[-2:].rstrip(".!")[-1:] != ")":
         return text
-    aside = _TRAILING_ASIDE.search(end, max(0, len(end) - 300))
+    aside = _TRAILING_ASIDE.search(end, max(0, len(end) - 300)) or _TRAILING_ASIDE_SENTENCE.search(
+        end, max(0, len(end) - 300)
+    )
     if aside is None:
         return text
-    sentence = re.sub(r"\([^()]*\)", "", re.split(r"[.!?](?:\s|$)|\n", end[: aside.start()])[-1])
+    before = end[: aside.start()].rstrip().rstrip(".!")  # an aside sentence follows its sentence's full stop
+    sentence = re.sub(r"\([^()]*\)", "", re.split(r"[.!?](?:\s|$)|\n", before)[-1])
+    if aside.re is _TRAILING_ASIDE_SENTENCE and _words(aside.group(0)) & _words(sentence):
+        return text  # `So the total is 300. (The total is 298.)`: it speaks of the same thing, no aside
     return end[: aside.start()] + end[aside.end() :] if re.search(r"\d", sentence) else text
 
 
@@ -2007,6 +2028,9 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
         # a value with words after it (`1.2 (liters of fruit punch)`) is an answer; other prose is not
         value_first = len(stripped) <= _MAX_PROSE_VALUE and _LEADING_VALUE.match(stripped) is not None
         bare = None if sentence and not gold and not value_first else _strip_wrapping(stripped)
+        labelled = _LABELLED_VALUE.fullmatch(bare or "") if not gold else None
+        if labelled:  # `Earnings: $460`: a label naming the quantity, then its value
+            bare = labelled.group(1)
         # a one-line gold is its own answer; a response's short answer in words (`no real solutions`) too
         if bare and (gold or _answer_like(bare)):
             return Extraction((bare,), "bare", "", depth)

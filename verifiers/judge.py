@@ -258,10 +258,11 @@ def get_judge(config: Judge | JudgeConfig | dict | None) -> Judge | None:
 
 def judgeable(reason: str, pred: str | None) -> bool:
     """Whether a rules verdict may go to the judge: not equivalent, with an extracted answer, and
-    not a hedge, an empty, oversized or truncated answer."""
+    not a hedge, an empty, oversized or truncated answer, nor a Countdown equation (decided exactly)."""
     return (
         pred is not None
         and bool(str(pred).strip())
         and reason not in NOT_JUDGED
         and not reason.endswith("_match")
+        and not reason.startswith("countdown_")
     )

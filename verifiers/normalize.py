@@ -75,6 +75,11 @@ _SCALED = re.compile(
     r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:\\text\{\s*)?(万亿|亿|万|만|억|(?:tr|b|m)illion|thousand)(?![A-Za-z])(?:\s*\})?"
 )
 
+_MONEY_SCALE = {"k": 10**3, "K": 10**3, "M": 10**6, "bn": 10**9}
+_MONEY_SCALED = re.compile(
+    r"(\$\s*)(\d+(?:\.\d+)?)\s?(k|K|M|bn)(?![A-Za-z^_({]|\s*\$)"
+)  # `$20k$`: 20 times k
+
 UNITS = (
     "mm",
     "cm",
@@ -517,6 +522,13 @@ def _scaled(s: str) -> str:
         v = Decimal(m.group(1)) * _SCALE_OF[m.group(2)]
         return format(v.normalize(), "f")
 
+    if (
+        "$" in s
+    ):  # `$20k`, `$1.5M`, `$2bn`: money's magnitude letters, only after a currency sign (`300 K` is kelvin)
+        s = _MONEY_SCALED.sub(
+            lambda m: m.group(1) + format((Decimal(m.group(2)) * _MONEY_SCALE[m.group(3)]).normalize(), "f"),
+            s,
+        )
     return _SCALED.sub(times, s) if ("illion" in s or "thousand" in s or not s.isascii()) else s
 
 
