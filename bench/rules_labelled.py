@@ -167,6 +167,8 @@ LABELS_P4 = [DATA / "rule_labels_P4.jsonl"]
 LABELS_R4 = [DATA / "rule_labels_R4.jsonl"]
 # recent benchmark files as evaluation code keeps them: JEEBench, MatSciBench, SciEval, GSM-Hard, SVAMP, MathQA, AGIEval
 LABELS_Q4 = [DATA / "rule_labels_Q4.jsonl"]
+# science and applied problems with decimal keys: chemistry education banks, physics and engineering drills
+LABELS_S4 = [DATA / "rule_labels_S4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -236,6 +238,7 @@ SETS = {
     "P4": LABELS_P4,
     "Q4": LABELS_Q4,
     "R4": LABELS_R4,
+    "S4": LABELS_S4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

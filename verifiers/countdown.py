@@ -6,7 +6,8 @@ writes the target and computes -21, `28 + 1 = 29` computes the target from a num
 as a math answer, both end in the gold (a reward hack on 26 of 34 rows of a real eval file, set BX). So
 when the question is a Countdown prompt, the answer is judged as the game's reference scorer judges it
 (TinyZero's `countdown.compute_score`): the last `<answer>` (else the last box) holds an expression of
-+, -, *, / and parentheses that uses exactly the given numbers, each once, and evaluates to the target.
++, -, *, / and parentheses that uses exactly the given numbers, each once, and evaluates to the target. The 24 game is the same game with 24 as its target, in
+whatever wording a prompt gives it (`Input: 4 5 6 10`, `Use the numbers 1, 1, 4, 6 exactly once each`).
 
 Differences from the reference, each toward reading what a person would accept and nothing it would not:
 the value is computed exactly (fractions, not floats within 1e-5); `×`, `÷`, `−`, `\\times`, `\\div` and
@@ -25,13 +26,36 @@ from fractions import Fraction
 
 from verifiers.extract import extract_boxed
 
-# TinyZero's prompt and its rewordings: `Using the numbers [19, 36, 55, 7], create an equation that equals 65`
-_TASK = re.compile(
-    r"using (?:the|these|all (?:the|of the)?)?\s*numbers?\s*:?\s*\[(?P<nums>\s*\d+(?:\s*,\s*\d+)+\s*)\]"
-    r"[^.]*?\b(?:equals?|equal to|makes?|reach(?:es)?|gets?|results? in|evaluates? to)\s+(?P<target>-?\d+)",
+# the numbers a prompt gives: TinyZero's `numbers [19, 36, 55, 7]`, `Use the numbers 1, 1, 4, 6 exactly once each`,
+# `Given these integers: 1 7 8 11`, Tree-of-Thoughts' 24 game `Input: 4 5 6 10`
+_GIVEN = (
+    re.compile(r"\bnumbers?\s*:?\s*\[(?P<nums>\s*\d+(?:\s*,\s*\d+)+\s*)\]", re.I),
+    re.compile(
+        r"\b(?:numbers|integers|digits)\s*:?\s*(?P<nums>\d+(?:(?:\s*,\s*|\s+and\s+|\s+)\d+){2,})\b", re.I
+    ),
+    re.compile(r"^\s*Input\s*:\s*(?P<nums>\d+(?:\s+\d+){2,})\s*$", re.I | re.M),
+)
+_TARGET = re.compile(
+    r"\b(?:equals?|equal to|evaluates? to|obtain|make|reach|get|results? in)\s+(?P<target>-?\d+)(?![\d.]*\d)",
+    re.I,
+)
+# what makes it the game and not a word problem that lists numbers: the operations or the each-once rule
+_GAME = re.compile(
+    r"arithmetic|operations|[-+*/]\s*,?\s*[-+*/]\s*,?\s*[-+*/]|exactly once|only be used once|once each|used once",
     re.I,
 )
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
+_OFFERED_TOGETHER = re.compile(r"\s*(?:,|or|/|\||and)?\s*", re.I)  # two tags side by side: a hedge
+# an answer line in the languages of the prompts (Tree-of-Thoughts' `Answer: (10 - 4) * 4 = 24`)
+_ANSWER_LABEL = re.compile(
+    r"\s*(?:\*\*)?(?:final\s+|correct(?:ed)?\s+)?(?:answer|respuesta|réponse|resposta|antwort|risposta|ответ|答案|答)"
+    r"(?:\*\*)?\s*[:：]",
+    re.I,
+)
+_THINKING = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
+_CORRECTION = re.compile(r"\s*(?:wait|actually|correction|no,|instead|sorry|oops)\b", re.I)
+_RUN = re.compile(r"[-(\d][-+*/()\d\s]*[\d)](?:\s*=\s*-?\d+)?")
+_FRAC = re.compile(r"\\d?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _SYMBOLS = (("\\times", "*"), ("\\cdot", "*"), ("\\div", "/"), ("×", "*"), ("·", "*"), ("÷", "/"), ("−", "-"),
             ("–", "-"), ("\\left", ""), ("\\right", ""), ("\\(", ""), ("\\)", ""), ("$", ""))  # fmt: skip
 _ALLOWED = re.compile(r"[\d+\-*/().\s]+")
@@ -46,17 +70,58 @@ class Task:
 
 
 def countdown_task(question: str | None) -> Task | None:
-    """The Countdown task a question poses (`Using the numbers [..], create an equation that equals T`), or None."""
-    m = _TASK.search(question or "")
-    if m is None:
+    """The Countdown task a question poses (`Using the numbers [..], create an equation that equals T`, the 24 game's
+    `Use numbers and basic arithmetic operations (+ - * /) to obtain 24. Input: 4 5 6 10`), or None: it needs the
+    given numbers, a target and the game's rule (its operations, or each number once)."""
+    text = question or ""
+    given = next((m for m in (p.search(text) for p in _GIVEN) if m), None)
+    target = _TARGET.search(text)
+    if given is None or target is None or not _GAME.search(text):
         return None
-    return Task(tuple(int(n) for n in m.group("nums").split(",")), int(m.group("target")))
+    numbers = tuple(int(n) for n in re.findall(r"\d+", given.group("nums")))
+    return Task(numbers, int(target.group("target")))
 
 
 def task_text(numbers: list[int], target: int) -> str:
     """The prompt sentence `countdown_task` reads, for a row that stores the task as data (TinyZero's
     `ground_truth = {"target": 36, "numbers": [79, 17, 60]}`)."""
-    return f"Using the numbers [{', '.join(str(int(n)) for n in numbers)}], create an equation that equals {int(target)}."
+    listed = ", ".join(str(int(n)) for n in numbers)
+    return (
+        f"Using the numbers [{listed}], create an equation that equals {int(target)}. "
+        "Use basic arithmetic operations (+, -, *, /) and each number exactly once."
+    )
+
+
+def _ascii(expr: str) -> str:
+    """`6 × (11 − 3)`, `6 x 8`, `\\frac{8}{1}`, `8(5 - 2)`: the same expression in Python's operators."""
+    for symbol, ascii_op in _SYMBOLS:
+        expr = expr.replace(symbol, ascii_op)
+    expr = _FRAC.sub(r"(\1)/(\2)", expr)  # `\frac{8}{1}`: a division
+    expr = re.sub(r"(?<=[\d)])\s*[x]\s*(?=[\d(])", " * ", expr)  # `6 x 8`: x between operands is times
+    return re.sub(r"(?<=[\d)])\s*(?=\()|(?<=\))\s*(?=\d)", "*", expr)  # `8(5 - 2)`, `(1 + 2)3`: a product
+
+
+def _stated_expression(text: str) -> str | None:
+    """Without a tag or a box: the expression of the last answer line (`Answer:`, `Final answer:`, `Respuesta:`,
+    `答案：`), or of a correction after it (`Wait, that is 14. Correct answer: (9 - 4 - 2) * 8 = 24`, `Actually, let
+    me use ...`); with no answer line, of the last line that writes one (`So we can get 24 by computing (9 - 3) *
+    (6 - 2).`). In that line, its last run of numbers and operators (with `= target` after it, if written)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    labelled = [i for i, line in enumerate(lines) if _ANSWER_LABEL.match(line)]
+    if labelled:
+        chosen = lines[labelled[-1]]
+        for line in lines[labelled[-1] + 1 :]:
+            if _CORRECTION.match(line) and _runs(line):
+                chosen = line
+    else:
+        chosen = next((line for line in reversed(lines) if _runs(line)), None)
+    runs = _runs(chosen) if chosen else []
+    return runs[-1] if runs else None
+
+
+def _runs(line: str) -> list[str]:
+    """The runs of numbers and operators in a line that hold an operation (`(9 - 3) * (6 - 2) = 24`, not `14`)."""
+    return [r.strip() for r in _RUN.findall(_ascii(line)) if re.search(r"[\d)]\s*[-+*/]\s*[\d(]", r)]
 
 
 def _value(node: ast.AST) -> Fraction:
@@ -87,13 +152,18 @@ def judge(pred: str, target: int, task: Task) -> tuple[bool, str, str | None]:
     when the gold names none). Reasons: countdown_match, no_answer, countdown_chain (several `=`),
     countdown_target (the number after `=` is not the target), countdown_syntax, countdown_numbers (not the
     given numbers, each once), countdown_value (another value)."""
-    tags = _ANSWER_TAG.findall(pred or "")
-    answer = tags[-1] if tags else extract_boxed(pred or "")
+    text = pred or ""
+    tags = list(_ANSWER_TAG.finditer(text))
+    if len(tags) >= 2 and _OFFERED_TOGETHER.fullmatch(text[tags[-2].end() : tags[-1].start()]):
+        return False, "hedged", None  # `<answer>89 - 85 + 29</answer> or <answer>85 - 89 + 29</answer>`
+    spoken = _THINKING.sub("", text)  # what a model thinks is no answer (`<think>85 - 89 + 29 = 25</think>`)
+    if tags:
+        answer = tags[-1].group(1)
+    else:  # a box stands for the tag, then an answer line or a last stated expression (outside the thinking)
+        answer = extract_boxed(spoken) or _stated_expression(spoken)
     if answer is None or not answer.strip():
         return False, "no_answer", None
-    expr = answer.strip().rstrip(".").strip()
-    for symbol, ascii_op in _SYMBOLS:
-        expr = expr.replace(symbol, ascii_op)
+    expr = _ascii(answer.strip().rstrip(".").strip())
     sides = [s.strip() for s in expr.split("=")]
     if len(sides) > 2:
         return False, "countdown_chain", expr

@@ -62,7 +62,7 @@ def test_repeated_numbers_count_with_their_multiplicity():
 
 
 def test_division_is_exact_not_floating():
-    prompt = "Using the numbers [1, 3, 3], create an equation that equals 1."
+    prompt = "Using the numbers [1, 3, 3], create an equation that equals 1, each number used once."
     assert check("<answer>(1 / 3) * 3</answer>", "1", question=prompt).equivalent
     assert countdown_task(prompt).numbers == (1, 3, 3)
     assert judge("<answer>3 / (3 - 1)</answer>", 1, countdown_task(prompt))[1] == "countdown_value"
@@ -80,7 +80,8 @@ def test_reasons_name_what_failed():
 def test_other_questions_are_untouched():
     assert countdown_task("What is 79 - 60 + 17?") is None
     assert check("The answer is 36.", "36", question="What is 79 - 60 + 17?").equivalent
-    assert countdown_task(task_text([5, 6], 30)) == countdown_task("Using the numbers [5, 6], make 30.")
+    assert countdown_task(task_text([5, 6], 30)).numbers == (5, 6)
+    assert countdown_task("Using the numbers [5, 6], make 30.") is None  # no rule of the game: a word problem
 
 
 def test_verl_takes_tinyzero_ground_truth():
@@ -90,3 +91,48 @@ def test_verl_takes_tinyzero_ground_truth():
     assert compute_score("countdown", "<answer>(79 - 60) + 17</answer>", truth)["acc"]
     wrong = compute_score("countdown", "<answer> 79 + 17 + 60 = 36 </answer>", truth)
     assert not wrong["acc"] and wrong["reason"] == "countdown_value"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Use numbers and basic arithmetic operations (+ - * /) to obtain 24.\nInput: 4 5 6 10",  # Tree-of-Thoughts
+        "You are solving an arithmetic puzzle.\nUse the numbers 4, 5, 6, 10 exactly once each.\nYour goal is to make 24.",
+        "Given these integers: 4 5 6 10. Build one expression that equals 24. Every input number must be used exactly once.",
+    ],
+)
+def test_the_24_game_in_its_wordings(prompt):
+    assert countdown_task(prompt).numbers == (4, 5, 6, 10) and countdown_task(prompt).target == 24
+    assert (
+        check("Answer: (10 - 4) * (6 - 5) * 4 = 24", "24", question=prompt).equivalent is False
+    )  # 4 used twice
+    assert (
+        check("Answer: (10 - 6) * (5 - 4) * 4 = 24", "24", question=prompt).equivalent is False
+    )  # computes 16
+    assert (
+        check("Answer: 4 * (10 - 6) + 5 + 6 - 3 = 24", "24", question=prompt).equivalent is False
+    )  # 3 not given
+    assert check("<answer>(10 - 6) * 5 + 4</answer>", "24", question=prompt).equivalent is True
+
+
+@pytest.mark.parametrize(
+    "response, solved",
+    [
+        ("Answer: 6 x 8 / (9 - 7) = 24", True),  # x between operands is times
+        ("Answer: 8(9 - 7) + 6 = 22", False),  # claims another value
+        ("Final answer: (9 - 7) * 8 + 6 - 0 = 22", False),  # 0 not given
+        ("<think>6 * 8 / (9 - 7) = 24</think>", False),  # only thought, never answered
+        ("So we can get 24 by computing 6 * 8 / (9 - 7).", True),  # the last line that writes an expression
+        ("Answer: (9 - 7) * 8 + 6 = 22\nWait, that is 22. Correct answer: 6 * 8 / (9 - 7) = 24", True),
+        (
+            "Answer: 6 * 8 / (9 - 7) = 24\nActually, let me use (9 - 7) * 8 + 6 instead.",
+            False,
+        ),  # the correction counts
+        ("<answer>6 * 8 / (9 - 7)</answer> or <answer>(9 - 7) * 8 + 6</answer>", False),  # a hedge
+        ("答案：6 × 8 ÷ (9 − 7) = 24", True),
+        ("Answer: \\frac{6 \\times 8}{9 - 7}", True),
+    ],
+)
+def test_answers_to_the_24_game(response, solved):
+    prompt = "Use numbers and basic arithmetic operations (+ - * /) to obtain 24.\nInput: 6 7 8 9"
+    assert check(response, "24", question=prompt).equivalent is solved
