@@ -443,6 +443,17 @@ _AREA_OR_VOLUME = re.compile(r"\b(area|volume|surface)\b|diện tích|thể tíc
 
 
 # a question that asks to compare (`Compare 1/6 vs 2/12`, `Which is greater?`, `Use <, > or =`): a relation is its answer
+# a key that names the compared number it chooses (`4.5 is larger`, `⁷⁄₁₀ is the greater`)
+_NAMED_LARGER = re.compile(
+    r"(.+?)\s+is\s+(?:the\s+)?(?:larger|greater|bigger|smaller|less|lesser)(?:\s+(?:one|number))?\s*[.!]?",
+    re.I,
+)
+# `Which is greater: 0.6 or 0.59?`: the two numbers a statement compares
+_COMPARED_PAIR = re.compile(
+    r"\bwhich\s+(?:one\s+|number\s+)?is\s+(?P<way>greater|larger|bigger|smaller|less)\b[^?\d-]*"
+    r"\$?(?P<a>-?\d*\.?\d+)\$?\s*(?:or|,)\s*\$?(?P<b>-?\d*\.?\d+)\$?\s*\?",
+    re.I,
+)
 _COMPARE_ASKED = re.compile(
     r"\bcompare\b|\bwhich\s+(?:one\s+)?is\s+(?:greater|larger|bigger|smaller|less)\b|[<>]\s*,?\s*[<>]?\s*,?\s*or\s*=|"
     r"\bgreater than,? less than,? or equal",
@@ -570,6 +581,9 @@ def parse_answer(
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
         raw = stated.group(1)
+    named = _NAMED_LARGER.fullmatch(raw.strip()) if problem and _COMPARE_ASKED.search(problem) else None
+    if named:  # `4.5 is larger` for `Which is larger: 4.5 or 4.125?`: the number the key names
+        raw = named.group(1)
     if problem and _COMPARE_ASKED.search(problem) and re.search(r"[=<>≤≥]|\\[lg]eq?\b|\\neq?\b", raw):
         return Miss("a comparison is asked and the key states a relation (`1/6 = 2/12`), not a value")
     other = _other_money_unit(raw, problem) if problem else None
@@ -1351,6 +1365,9 @@ def decimal_proof(
             return f"{value} = {means[0][1]}, computed exactly", ""
         return None, "decimal not proven exact: not the exact mean of the one listed run of numbers"
     if not percent:
+        compared = comparison_proof(text, value)
+        if compared is not None:
+            return compared, ""
         conversion = conversion_proof(text, value, answer)
         if conversion is not None:
             return conversion, ""
@@ -1417,6 +1434,27 @@ _CONVERSIONS = (
         re.I,
     ),
 )
+
+
+def comparison_proof(problem: str, value: sympy.Rational) -> str | None:
+    """The statement asks which of two numbers it writes is greater (or smaller) and the key is that one: a number
+    the statement itself writes, chosen by comparing, so its decimal is exact as written; None otherwise."""
+    picked = _compared_pick(problem)
+    if picked is None or value != picked[0]:
+        return None
+    return f"the statement compares {picked[1][0]} and {picked[1][1]} and asks the {picked[2]}: the key is {value}, computed exactly"
+
+
+def _compared_pick(problem: str) -> tuple[sympy.Rational, tuple[sympy.Rational, sympy.Rational], str] | None:
+    """(the one asked, the two compared, the way asked) for `Which is greater: 0.6 or 0.59?`, or None."""
+    m = _COMPARED_PAIR.search(problem or "")
+    if m is None:
+        return None
+    a, b = sympy.Rational(m["a"]), sympy.Rational(m["b"])
+    if a == b:
+        return None
+    way = m["way"].lower()
+    return (max(a, b) if way in ("greater", "larger", "bigger") else min(a, b)), (a, b), way
 
 
 def conversion_proof(problem: str, value: sympy.Rational, answer: str = "") -> str | None:
@@ -1629,6 +1667,10 @@ def apply_rules(
             return contradicted
     if v.is_Rational and (converted_key := conversion_miss(problem, v)) is not None:
         return converted_key
+    if v.is_Rational and (other := _compared_pick(problem)) is not None and v in other[1] and v != other[0]:
+        return Miss(
+            f"the statement asks which of {other[1][0]} and {other[1][1]} is {other[2]}; the key is the other one"
+        )
     # (after the checks that reject a key outright: `Value of 4.166%?` keyed 1/24 is a contradiction)
     repeating = rounded_repeating_decimal(problem)
     if repeating is not None:

@@ -422,7 +422,7 @@ def check(
         and isinstance(pred, str)
         and isinstance(gold, str)
     ):
-        v = _second_reading(v, pred, gold, question, deadline)
+        v = _second_reading(v, _spoken(pred), gold, question, deadline)
     if v.extracted is None or v.gold is None:
         v = _with_reading(v, pred, gold, cut_off)
     if v.equivalent and question and v.pred:
@@ -722,6 +722,16 @@ def _second_reading(v: Verdict, pred: str, gold: str, question: str | None, dead
     return v
 
 
+# a correction or a retraction after a first answer (`... wait, ...`, `Actually, ...`, `Correction: ...`)
+_CORRECTED = re.compile(r"\b(?:wait|actually|correction|no,|oops|sorry|on second thought)\b", re.IGNORECASE)
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.S | re.IGNORECASE)
+
+
+def _spoken(pred: str) -> str:
+    """The response without its closed <think> blocks: what a model thinks is not what it answers."""
+    return _THINK_BLOCK.sub("", pred) if "<think>" in pred.lower() else pred
+
+
 def _squashed(s: str) -> str:
     """An expression with its spacing, delimiters and bold removed, to find it in the question's text."""
     s = re.sub(r"\\(?:mathbf|boldsymbol|bm|vec)\s*\{([^{}]*)\}", r"\1", s)
@@ -976,6 +986,8 @@ def _option_reading(v: Verdict, pred: str, gold: str, question: str, deadline: f
     same = [k for k, text in opts.items() if _compare(value, text, deadline).equivalent]
     if letter_gold and "%" in value:  # `22.40%` for the option `$22.40`: a percent is not an amount
         same = [k for k in same if "%" in opts[k]]
+    elif letter_gold:  # `0.125` for the option `12.5%`: a percent's option is answered by its number
+        same = [k for k in same if "%" not in opts[k] or _same_number(value, opts[k].replace("%", ""))]
     if letter_gold and len(same) == 1 and forms.units_disagree(_with_unit(answer, pred), opts[same[0]]):
         return v  # `The volume is 40.0 L.` for the option `40.0 ml`
     if letter_gold and same and forms.left_undone(value, opts[same[0]].strip().strip("$")):
@@ -1027,8 +1039,8 @@ def _label_reading(v: Verdict, pred: str, gold: str, question: str, deadline: fl
     if not paragraphs:
         return v
     labels = {m.group(1) for p in (paragraphs[0], paragraphs[-1]) if (m := _LEADING_LETTER.match(p))}
-    if labels != {g[0]}:
-        return v
+    if labels != {g[0]} or _CORRECTED.search(pred):
+        return v  # (`(B) After 12 minutes. Actually, ... so 24 minutes: (D).`: the opening letter was taken back)
     found = forms.choice_options(question)
     if found is None or g[0] not in found[1]:
         return v
@@ -1221,8 +1233,11 @@ def _check(pred: str, gold: str, timeout: float, deadline: float, cut_off: bool 
         return Verdict(False, "gold_invalid", None)  # the gold's fault, not the policy's
     p_raw, why = _prepare(pe)
     if p_raw is None:
-        if why == "no_answer" and forms.choice(g_raw) is not None and len(pred) <= 300:
-            r = forms.compare_choice(pred.strip(), g_raw)  # `It's not A, therefore B`
+        spoken = _spoken(pred).strip()
+        if why == "no_answer" and forms.choice(g_raw) is not None and len(pred) <= 300 and spoken:
+            if _CORRECTED.search(spoken):  # `(A) 59. Correction: ... none of these options is right.`
+                return Verdict(False, why, None)
+            r = forms.compare_choice(spoken, g_raw)  # `It's not A, therefore B`
             if r is not None:
                 return Verdict(r, "choice_match" if r else "choice_mismatch", pred.strip())
         return Verdict(False, why, None)
@@ -1252,8 +1267,15 @@ def _choice(p_raw: str, pred: str, pe: Extraction, g_raw: str, deadline: float) 
             v = _compare(p[1], g_raw, deadline)
             return v if v.equivalent else None
         return None
+    if re.fullmatch(r"\(?[a-j]\)?\.?", p_raw.strip()) and re.fullmatch(r"\(?[A-J]\)?\.?", g_raw.strip()):
+        p_raw = p_raw.upper()  # `**Answer: b**` for the option letter B
     r = forms.compare_choice(p_raw, g_raw)
-    if r is None and pe.how in ("bare", "prose", "sentence") and len(pred) <= 300:
+    if (
+        r is None
+        and pe.how in ("bare", "prose", "sentence")
+        and len(pred) <= 300
+        and not _CORRECTED.search(pred)
+    ):
         r = forms.compare_choice(pred.strip(), g_raw)  # `It's not A, therefore B`: the whole short answer
     if r is not None:
         return Verdict(r, "choice_match" if r else "choice_mismatch", p_raw)

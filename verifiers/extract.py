@@ -1596,6 +1596,12 @@ _LABELLED_VALUE = re.compile(
 )
 
 
+# an equation, then the letter it solves for (`0.018x = 72, so x = 4000`)
+_SOLVED_AFTER = re.compile(
+    r"(.*=.*?),?\s+(?:so|thus|hence|therefore|then)\s*,?\s+([a-zA-Z])\s*=\s*(-?[\d,]*\.?\d+)\s*\.?", re.I
+)
+
+
 def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Za-z]{4,}", text)}
 
@@ -2031,6 +2037,9 @@ def _unmarked(text: str, gold: bool, depth: int) -> Extraction:
         labelled = _LABELLED_VALUE.fullmatch(bare or "") if not gold else None
         if labelled:  # `Earnings: $460`: a label naming the quantity, then its value
             bare = labelled.group(1)
+        solved = _SOLVED_AFTER.fullmatch(bare or "") if not gold else None
+        if solved and re.search(rf"\d\s*{solved.group(2)}\b|\b{solved.group(2)}\s*[-+*/=]", solved.group(1)):
+            bare = solved.group(2) + " = " + solved.group(3)  # `0.018x = 72, so x = 4000`: the letter solved
         # a one-line gold is its own answer; a response's short answer in words (`no real solutions`) too
         if bare and (gold or _answer_like(bare)):
             return Extraction((bare,), "bare", "", depth)

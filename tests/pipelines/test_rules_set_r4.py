@@ -51,3 +51,31 @@ def test_an_asked_conversion_proves_its_decimal(problem, key, scaled):
 )
 def test_a_conversion_that_is_not_the_key_proves_nothing(problem, key):
     assert offline(problem, key)["status"] != "kept"
+
+
+# `Which is larger: 4.5 or 4.125?` keyed `4.5 is larger`: the key names one of the two numbers the statement writes,
+# and comparing them proves it; the other one is a wrong key, whatever its form
+@pytest.mark.parametrize(
+    "problem, key, scaled",
+    [
+        ("Which is greater: 0.6 or 0.59?", "0.6", "6"),
+        ("Which is larger: 4.5 or 4.125?", "4.5 is larger", "45"),
+        ("Which is smaller: 0.25 or 0.3?", "0.25", "25"),
+        ("Which is greater: 7 or 9?", "9", "9"),
+    ],
+)
+def test_the_compared_number_asked(problem, key, scaled):
+    done = offline(problem, key)
+    assert (done["status"], done["answer"]) == ("kept", scaled), done["status"]
+
+
+@pytest.mark.parametrize(
+    "problem, key",
+    [
+        ("Which is greater: 0.6 or 0.59?", "0.59"),
+        ("Which is larger: 4.5 or 4.125?", "4.125 is larger"),  # a dyadic key, but the smaller one
+        ("Which is greater: 7 or 9?", "7"),
+    ],
+)
+def test_the_other_compared_number_is_no_answer(problem, key):
+    assert offline(problem, key)["status"] != "kept"
