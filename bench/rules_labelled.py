@@ -171,6 +171,8 @@ LABELS_Q4 = [DATA / "rule_labels_Q4.jsonl"]
 LABELS_S4 = [DATA / "rule_labels_S4.jsonl"]
 # AoPS wiki contest pages as GitHub repositories scrape them (AMC 8/10, AIME), choices written in LaTeX in the statement
 LABELS_T4 = [DATA / "rule_labels_T4.jsonl"]
+# geometry and trigonometry worksheets and quiz banks: triangles, circles, polygons, trigonometric values
+LABELS_U4 = [DATA / "rule_labels_U4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -242,6 +244,7 @@ SETS = {
     "R4": LABELS_R4,
     "S4": LABELS_S4,
     "T4": LABELS_T4,
+    "U4": LABELS_U4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -347,7 +347,8 @@ _COMPLEX = re.compile(
 _SCI_CONSTANTS = re.compile(
     r"\b(planck|boltzmann|avogadro|rydberg|faraday|coulomb'?s? constant|gas constant|gravitational constant|"
     r"speed of light|elementary charge|electron (mass|charge)|permittivity|permeability|bohr|"
-    r"acceleration (due to|of) gravity|molar mass|atomic mass|standard (state|conditions)|stp|escape velocity|"
+    r"acceleration (due to|of) gravity|molar mass|atomic mass|molecular (mass|weight)|formula mass|atomic weight|"
+    r"standard (state|conditions)|stp|escape velocity|"
     r"(mass|radius) of the (earth|moon|sun)|earth's (mass|radius)|moon's (mass|radius))\b|"
     r"\bg\s*=\s*9\.8|\b(h|k|R|c)\s*=\s*\d+(\.\d+)?\s*(\\times|×)",
     re.I,

@@ -275,6 +275,45 @@ _ONE_ELEMENT_LIST = re.compile(r"\[\s*(-?\d+(?:\.\d+)?(?:/\d+)?)\s*\]")
 _EXACT_OR_DECIMAL = re.compile(r"(-?\d+/\d+)\s*\|\s*(-?\d*\.\d+)")
 
 
+# Unicode mathematics in keys a person or a model typed (`6√2`, `(6√2)²`, `4π`, `3 × 4`, `−5`)
+_UNICODE_SIGNS = (("π", "\\pi "), ("×", "\\times "), ("·", "\\cdot "), ("−", "-"))
+_UNICODE_POWER = re.compile(r"(?<=[\d)}\]])\s*([²³])")  # a power of a value (`(6√2)²`); `20 m²` is a unit's
+_UNICODE_ROOT = re.compile(r"√\s*(\d+(?:\.\d+)?|\([^()]*\)|\{[^{}]*\}|[a-zA-Z])")
+
+
+def unicode_math(text: str) -> str:
+    """`6√2` -> `6\\sqrt{2}`, `(6√2)²` -> `(6\\sqrt{2})^2`, `4π` -> `4\\pi`: the LaTeX the parser reads."""
+    if text.isascii():
+        return text
+    text = _UNICODE_ROOT.sub(lambda m: "\\sqrt{" + m.group(1).strip("(){}") + "}", text)
+    text = _UNICODE_POWER.sub(lambda m: "^2" if m.group(1) == "²" else "^3", text)
+    for sign, latex in _UNICODE_SIGNS:
+        text = text.replace(sign, latex)
+    return text
+
+
+# a key that names the quantity before its value (`Hypotenuse = 6\sqrt{2}`, `b) Area = 72 cm^2`), a part label first
+_NAMED_VALUE = re.compile(r"(?:\(?[a-z]\)\s*)?([A-Za-z][a-z]+(?:\s+[a-z]+){0,3})\s*=\s*(.+)")
+
+
+def _names_asked(name: str, problem: str) -> bool:
+    """A key's name for its value (`Final selling price`) names what the statement speaks of: one of its words of
+    four letters or more is the statement's (a key `Smallest number = 3448` under a bare table asks nothing)."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", name)}
+    return bool(words & {w.lower() for w in re.findall(r"[A-Za-z]{4,}", problem)})
+
+
+# an exact value and its decimal (`6\sqrt{2} \approx 8.49 cm`): read as the exact value when the decimal rounds it
+_EXACT_THEN_DECIMAL = re.compile(r"([^=≈]+?)\s*(?:≈|\\approx)\s*(-?\d*\.\d+)\s*[A-Za-z^{}\d°\\ ]*")
+
+
+def _rounds_to(value: sympy.Expr, decimal: str) -> bool:
+    """`8.49` is `6\\sqrt{2}` rounded (or cut) to two places."""
+    places = len(decimal.split(".")[1])
+    gap = abs(sympy.N(value, 30) - sympy.Rational(decimal))
+    return bool(gap <= sympy.Rational(1, 10**places))
+
+
 def _approximates(decimal: str, fraction: str) -> bool:
     """`13.333` is `40/3` rounded or cut to the decimal's places (and nothing else is)."""
     places = len(decimal.split(".")[1])
@@ -563,10 +602,22 @@ def parse_answer(
     )  # 11,\! 111,\! 100: LaTeX thousands separators
     # worksheets' `5/6` in a code span and `23.4 + 15.7 = **39.1**` in bold
     raw = _MARKDOWN_EMPHASIS.sub(lambda m: m.group(1) or m.group(2), raw.strip().strip("`"))
-    raw = _BOLD_MATH.sub(r"\1", raw)  # `$\mathbf{14}$`: bold, not a symbol named 14
+    raw = _BOLD_MATH.sub(r"\1", unicode_math(raw))  # `$\mathbf{14}$`: bold, not a symbol named 14
     raw = KEY_LABEL.sub(
         "", without_html(raw).strip()
     )  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: its label
+    named = _NAMED_VALUE.fullmatch(raw.strip())
+    if named and re.search(r"\d", named.group(2)) and _names_asked(named.group(1), problem or ""):
+        raw = named.group(
+            2
+        )  # `Hypotenuse = 6\sqrt{2} ≈ 8.49 cm`, `b) Area = 72 cm^2`: the quantity the question asks
+    approximated = _EXACT_THEN_DECIMAL.fullmatch(raw.strip())
+    if approximated:  # `6\sqrt{2} ≈ 8.49`: the exact value, when the decimal after it is its rounding
+        exact = parse_answer(approximated.group(1), problem=problem, units=units)
+        if isinstance(exact, Parsed) and _rounds_to(exact.value, approximated.group(2)):
+            return exact
+        if isinstance(exact, Parsed):
+            return Miss("a key whose decimal is not the rounding of the exact value before it")
     worked = solution_answer(raw)
     if isinstance(worked, Miss):
         return worked
@@ -1016,6 +1067,13 @@ def _asking_clause(problem: str) -> str:
     return (asking or clauses or [""])[-1]
 
 
+_AS_A_SUM = re.compile(
+    r"\s*(?:express|write|represent|exprime[rz]?|écri(?:s|vez|re)|schreib\w*|escrib\w*)\b[^.?]*?\b(?:as|comme|als|como)\s+"
+    r"(?:an?\s+|une?\s+|la\s+|eine?\s+)?(?:sum|product|difference|somme|produit|summe|produkt|suma|producto)\b",
+    re.I,
+)
+
+
 def non_integer_form_asked(problem: str) -> str | None:
     """The form a statement's answer instruction names that no integer has (or a function asked), else None."""
     for m in _ANSWER_INSTRUCTION.finditer(problem or ""):
@@ -1031,6 +1089,10 @@ def non_integer_form_asked(problem: str) -> str | None:
             return f"a decimal to {places} place{'s' if places > 1 else ''}"
     if _ASKS_FUNCTION.search((problem or "").rstrip()):
         return "a function"
+    if _AS_A_SUM.match(
+        asking_sentence(problem or "") or ""
+    ):  # `Exprime 23 comme somme de carrés.`: a representation
+        return "a representation (a sum or a product of terms)"
     if _IN_TERMS_OF.search(problem or ""):
         return "an expression (in terms of other quantities)"
     if inequality_solution_asked(problem):

@@ -162,24 +162,28 @@ def _run_round(todo, kwargs, workers, results, failures, on_progress) -> list:
     return out
 
 
-def read_completions(path: str | os.PathLike) -> tuple[list[str], list[str]]:
-    """(completions, golds) from a JSONL file of {"completion", "gold"} lines (`dapo verify --file`);
-    a missing file, bad line or missing field raises an error naming the file, the line and the fix."""
+def read_completions(path: str | os.PathLike) -> tuple[list[str], list[str], list[str | None]]:
+    """(completions, golds, questions) from a JSONL file of {"completion", "gold"} lines, each with an optional
+    "question" (or "problem"): the checks that need the question (a Countdown task, an answer that restates it, the
+    unit it asks) use it (`dapo verify --file`); a missing file, bad line or missing field raises an error naming
+    the file, the line and the fix."""
     from verifiers.files import iter_jsonl
 
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: no such file")
-    completions, golds = [], []
+    completions, golds, questions = [], [], []
     for lineno, row in iter_jsonl(path):
         missing = [k for k in ("completion", "gold") if k not in row]
         if missing:
             raise ValueError(
                 f"{path}:{lineno}: missing field(s) {', '.join(map(repr, missing))}; "
-                'each line needs {"completion": ..., "gold": ...}'
+                'each line needs {"completion": ..., "gold": ...} (and may have "question")'
             )
         completions.append(str(row["completion"]))
         golds.append(str(row["gold"]))
-    return completions, golds
+        question = row.get("question", row.get("problem"))
+        questions.append(None if question is None else str(question))
+    return completions, golds, questions
 
 
 def write_results(path: str | os.PathLike, results: Sequence[RewardResult]) -> None:

@@ -16,7 +16,12 @@ def _fail(msg: str) -> None:
 def verify(
     pred: str = typer.Option(None, "--pred", help="Predicted answer or a whole completion."),
     gold: str = typer.Option(None, "--gold", help="The gold answer."),
-    file: Path = typer.Option(None, "--file", "-f", help="JSONL with {completion, gold} per line."),
+    question: str = typer.Option(
+        None, "--question", help="The problem's text: checks that need it (a Countdown task, the unit asked)."
+    ),
+    file: Path = typer.Option(
+        None, "--file", "-f", help="JSONL with {completion, gold} per line (and an optional question)."
+    ),
     out: Path = typer.Option(None, "--out", help="With --file: write per-line results here (JSONL)."),
     workers: int = typer.Option(None, "--workers", help="Processes for --file (default: CPU count)."),
     timeout: float = typer.Option(1.0, "--timeout", help="Seconds allowed per comparison."),
@@ -30,7 +35,7 @@ def verify(
             _fail("give --pred and --gold, or --file F.jsonl")
         from verifiers.check import check
 
-        v = check(pred, gold, timeout=timeout)
+        v = check(pred, gold, timeout=timeout, question=question)
         word = "[green]equivalent[/green]" if v.equivalent else "[red]not equivalent[/red]"
         console.print(f"{word}  reason={v.reason}  pred={v.pred!r}  gold={gold!r}", highlight=False)
         raise typer.Exit(0 if v.equivalent else 1)
@@ -41,13 +46,18 @@ def verify(
     from verifiers.progress import progress_bar
 
     try:
-        completions, golds = read_completions(file)
+        completions, golds, questions = read_completions(file)
     except (FileNotFoundError, ValueError) as e:
         _fail(str(e))
     with progress_bar(console=console) as bar:
         task = bar.add_task("scoring", total=len(completions))
         results = score_batch(
-            completions, golds, workers=workers, timeout=timeout, on_progress=lambda n: bar.advance(task, n)
+            completions,
+            golds,
+            workers=workers,
+            timeout=timeout,
+            on_progress=lambda n: bar.advance(task, n),
+            questions=questions if any(q is not None for q in questions) else None,
         )
     n = len(results)
     correct = sum(r.acc for r in results)

@@ -157,6 +157,8 @@ UNITS = (
     "m^3",
     "ft^3",
     "in^3",
+    "nm",
+    "Å",
 )
 _UNIT_ALT = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 # a unit written as \text{ cm}, \mbox{cm}, \mathrm{cm} (optionally squared), or as a plain word after a number
@@ -314,7 +316,7 @@ def _bold_unwrapped(s: str) -> str:
 
 def split_unit(answer: str) -> tuple[str, str | None]:
     """Split a trailing unit off (`5 \\text{ cm}` -> (`5`, `cm`)); the unit is canonicalised."""
-    plain = _SPACES.sub(" ", answer).strip().rstrip(".").strip()
+    plain = _SPACES.sub(" ", _ANGSTROM.sub("Å", answer)).strip().rstrip(".").strip()
     s = _scaled(plain)  # `5 thousand dollars`: 5000, dollars
     compound = COMPOUND_TIME.fullmatch(s)
     if compound:  # `2 hours 40 minutes`: one amount, in the smaller unit (160 minutes)
@@ -373,6 +375,12 @@ _LEADING_EQUALS = re.compile(r"^\s*=\s*(?=\S)")
 _LOG_E = re.compile(r"\\log\s*_\s*\{?\s*e\s*\}?(?![a-zA-Z])")
 
 
+_ANGSTROM = re.compile(
+    r"\\(?:overset\s*\{\s*\\circ\s*\}\s*\{\s*A\s*\}|mathring\s*\{\s*A\s*\}|AA(?![A-Za-z]))"
+)
+_PRIMED = re.compile(r"(?<![\\A-Za-z])([A-Za-z])('+)(?!\s*\()")  # `M'`, `x''` (not `f'(x)`, a derivative)
+
+
 def normalize(answer: str) -> str:
     """Canonical surface form (see _normalize_once), applied to a fixed point so that
     normalize(normalize(x)) == normalize(x)."""
@@ -399,6 +407,9 @@ def _normalize_once(answer: str) -> str:
     if one_cell:  # `\\begin{matrix}5\\end{matrix}`: a bracketless one-cell layout is its cell
         s = one_cell.group(1)
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    s = _ANGSTROM.sub("Å", s)  # `4260 \\, \\overset{\\circ}{A}`: the angstrom, a unit
+    if "'" in s:  # `M'` is another quantity than `M` (the parser drops the prime: `\frac{M'}{M}` would be 1)
+        s = _PRIMED.sub(lambda m: f"{m.group(1)}_{{{'p' * len(m.group(2))}}}", s)
     s = _LOG_E.sub(r"\\ln", s)  # `\log_e 2` is `\ln 2`
     s = _LEADING_EQUALS.sub("", s)  # `Perimeter $= 2\pi + 18$`: the span starts at the sign
     s = s.replace("\\%", "%").replace("\\$", "").replace("\\infin", "\\infty")

@@ -127,6 +127,7 @@ NON_INTEGER_FLOOR = {
     "N4": 0.0,  # no exact non-integer key
     "P4": 0.8,  # 11/12
     "Q4": 0.1,  # 1/10: JEEBench and SciEval decimals (a solver's, by design), MathQA programs printing floats
+    "U4": 0.15,  # 7/37: trigonometric worksheet keys worked in prose and chains (the LLM's)
     "T4": 0.0,  # 0/1: a drawn figure's fraction (an AMC 8 item whose picture is missing)
     "S4": 0.0,  # 0/6: chemistry and physics decimals (a solver's, by design)
     "R4": 0.5,  # 12/23: `4.5 is larger` (a comparison written as a sentence), `0.65 or 65%`, one-place keys
@@ -418,6 +419,17 @@ NOT_SEEN_Q4 = {
     "ZubinGou/math-evaluation-harness/data/mathqa/test.jsonl:14",
     "logos000/SciEval_dataset/L3/task2/Material_Calculation.json:2",
 }
+# set U4: geometry and trigonometry worksheets whose keys are worked (`7. For each of the following cases ... h = b x
+# sin(A) = 4.3 ...`, answer keys in prose under each exercise): the LLM's
+WORKED_KEYS_U4 = {
+    "dgunning/MathMastery/docs/learning_plans/unit4/worksheets/lesson2_special_triangles_worksheet.md",
+    "dgunning/MathMastery/docs/learning_plans/unit4/worksheets/lesson4_angles_90_to_360_worksheet.md",
+    "dgunning/MathMastery/docs/learning_plans/unit4/worksheets/lesson7_sine_law_worksheet.md",
+    "dgunning/MathMastery/docs/learning_plans/unit4/worksheets/lesson8_cosine_law_worksheet.md",
+    "pianoleo1/Leo-s-Study-Guides.github.io/StudyGuides/Math/anskey.md",
+    "sideria/An-Angle-in-Trigonometry/source/measurement-of-angles-solutions.rst",
+    "tomit4/mcgraw_500/chapter_7.md",
+}
 # set T4: AIME 2024 I #8 (`Eight circles of radius 34 are sequentially tangent ... 2024 circles of radius 1 can be arranged
 # in the same manner`): the arrangement is the figure's, the labeller calls it context; the key 197 is the official answer
 NOT_SEEN_T4 = {"friedeggs01/temperature_para/data/aime24/test.jsonl:13"}
@@ -697,6 +709,7 @@ ALL_SETS = [
     "R4",
     "S4",
     "T4",
+    "U4",
 ]
 # sets of 150 labels or more (old, new, S2, L, O3, B4, J4, L4 and P4 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4", "J4", "L4", "P4"}
@@ -865,6 +878,7 @@ def test_right_rewrites_kept_per_class(scored):
         and not (name == "L4" and d["file"] in WORKED_KEYS_L4)
         and not (name == "M4" and d["file"] in DEFERRED_M4)
         and not (name == "N4" and d["file"] in REBUILT_N4)
+        and not (name == "U4" and d["file"] in WORKED_KEYS_U4)
         # S4 is science and applied by theme: every integer key there is a solver's (wrong kept: 0)
         and name != "S4"
     ]
