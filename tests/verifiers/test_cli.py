@@ -42,6 +42,38 @@ def test_verify_file_accuracy_and_out(tmp_path):
     assert [w["acc"] for w in written] == [1.0, 0.0]
 
 
+COUNTDOWN = "Using the numbers [79, 17, 60], create an equation that equals 36. Use each number exactly once."
+
+
+def test_verify_question_reaches_the_checks():
+    """With --question the checks that need it apply: a Countdown answer that writes the target after a wrong
+    expression is not the target; without it, the last number is read (as any math answer)."""
+    wrong = "<answer> 79 + 17 + 60 = 36 </answer>"
+    asked = runner.invoke(_app(), ["verify", "--pred", wrong, "--gold", "36", "--question", COUNTDOWN])
+    assert asked.exit_code == 1 and "countdown_value" in asked.output
+    right = runner.invoke(
+        _app(),
+        ["verify", "--pred", "<answer>(79 - 60) + 17</answer>", "--gold", "36", "--question", COUNTDOWN],
+    )
+    assert right.exit_code == 0 and "countdown_match" in right.output
+
+
+def test_verify_file_reads_a_question_field(tmp_path):
+    rows = [
+        {"completion": "<answer> 79 + 17 + 60 = 36 </answer>", "gold": "36", "question": COUNTDOWN},
+        {"completion": "<answer>(79 - 60) + 17</answer>", "gold": "36", "problem": COUNTDOWN},
+        {"completion": "Answer: 4", "gold": "4"},
+    ]
+    f = tmp_path / "q.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    out = tmp_path / "res.jsonl"
+    res = runner.invoke(_app(), ["verify", "--file", str(f), "--workers", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [w["acc"] for w in written] == [0.0, 1.0, 1.0]
+    assert written[0]["reason"] == "countdown_value"
+
+
 def test_verify_file_bad_json_names_the_line(tmp_path):
     f = tmp_path / "bad.jsonl"
     f.write_text('{"completion": "Answer: 1", "gold": "1"}\n{oops\n')
