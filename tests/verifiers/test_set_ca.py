@@ -34,3 +34,9 @@ def test_a_primed_variable_is_another_variable(response, gold, equal):
 )
 def test_the_angstrom_is_a_unit(response, gold, equal):
     assert check(response, gold).equivalent is equal
+
+
+def test_an_equations_units_are_compared():
+    gold = "d = 4260 \\, \\overset{\\circ}{A}"
+    assert check("d = 4260 nm", gold).reason == "unit_mismatch"
+    assert check("d = 4260 Å", gold).equivalent
