@@ -481,7 +481,6 @@ _HOW_MANY = r"\bhow many|\bbao nhiêu|\bberapa|\bile|\bcuántos|\bcuántas|\bqua
 _AREA_OR_VOLUME = re.compile(r"\b(area|volume|surface)\b|diện tích|thể tích|面积|体积|luas|volum", re.I)
 
 
-# a question that asks to compare (`Compare 1/6 vs 2/12`, `Which is greater?`, `Use <, > or =`): a relation is its answer
 # a key that names the compared number it chooses (`4.5 is larger`, `⁷⁄₁₀ is the greater`)
 _NAMED_LARGER = re.compile(
     r"(.+?)\s+is\s+(?:the\s+)?(?:larger|greater|bigger|smaller|less|lesser)(?:\s+(?:one|number))?\s*[.!]?",
@@ -493,6 +492,7 @@ _COMPARED_PAIR = re.compile(
     r"\$?(?P<a>-?\d*\.?\d+)\$?\s*(?:or|,)\s*\$?(?P<b>-?\d*\.?\d+)\$?\s*\?",
     re.I,
 )
+# a question that asks to compare (`Compare 1/6 vs 2/12`, `Which is greater?`, `Use <, > or =`): a relation is its answer
 _COMPARE_ASKED = re.compile(
     r"\bcompare\b|\bwhich\s+(?:one\s+)?is\s+(?:greater|larger|bigger|smaller|less)\b|[<>]\s*,?\s*[<>]?\s*,?\s*or\s*=|"
     r"\bgreater than,? less than,? or equal",
@@ -1519,37 +1519,37 @@ def _compared_pick(problem: str) -> tuple[sympy.Rational, tuple[sympy.Rational, 
     return (max(a, b) if way in ("greater", "larger", "bigger") else min(a, b)), (a, b), way
 
 
+def _asked_conversion(problem: str) -> tuple[re.Match, sympy.Rational] | None:
+    """(the asking match, its exact result) of the one unit conversion a statement asks (`Convert 5 km to m`), or None."""
+    for pattern in _CONVERSIONS:
+        m = pattern.search(problem or "")
+        exact = exact_conversion(m["n"], m["src"], m["dst"]) if m else None
+        if exact is not None:
+            return m, sympy.Rational(exact.numerator, exact.denominator)
+    return None
+
+
 def conversion_proof(problem: str, value: sympy.Rational, answer: str = "") -> str | None:
     """The key is the one unit conversion the statement asks, computed exactly (`Convert 250 centimetres to metres`
     keyed 2.5: 250 cm is 5/2 m, defined factors, no rounding), or None; a key that writes a unit of its own must
     write the one asked (`2.5 km` proves nothing)."""
-    for pattern in _CONVERSIONS:
-        m = pattern.search(problem or "")
-        exact = exact_conversion(m["n"], m["src"], m["dst"]) if m else None
-        if exact is None:
-            continue
-        written = _answer_unit(answer)
-        if written is not None and exact_conversion("1", written, m["dst"]) != 1:
-            return None
-        if sympy.Rational(exact.numerator, exact.denominator) == value:
-            return f"the unit conversion asked ({m.group(0)!r}) gives {value} exactly (defined factors, no rounding)"
+    asked = _asked_conversion(problem)
+    if asked is None:
         return None
-    return None
+    m, exact = asked
+    written = _answer_unit(answer)
+    if (written is not None and exact_conversion("1", written, m["dst"]) != 1) or exact != value:
+        return None
+    return f"the unit conversion asked ({m.group(0)!r}) gives {value} exactly (defined factors, no rounding)"
 
 
 def conversion_miss(problem: str, value: sympy.Expr) -> Miss | None:
     """A Miss when the statement asks one unit conversion and the key is not its exact result (`1 mile = ? meters`
     keyed 1609: a mile is 1609.344 m, so the key is a rounding); the exact conversion itself stands."""
-    for pattern in _CONVERSIONS:
-        m = pattern.search(problem or "")
-        exact = exact_conversion(m["n"], m["src"], m["dst"]) if m else None
-        if exact is not None:
-            if sympy.Rational(exact.numerator, exact.denominator) != value:
-                return Miss(
-                    f"a unit conversion whose exact result is {float(exact):g}, not the key: a rounding"
-                )
-            return None
-    return None
+    asked = _asked_conversion(problem)
+    if asked is None or asked[1] == value:
+        return None
+    return Miss(f"a unit conversion whose exact result is {float(asked[1]):g}, not the key: a rounding")
 
 
 def digit_groups_miss(problem: str, answer: str) -> Miss | None:
