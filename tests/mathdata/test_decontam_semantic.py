@@ -291,3 +291,57 @@ def test_answer_layer_reaches_down_to_0_5_for_an_item_with_numbers_and_an_uncomm
         == sem.answer_floor_for(["9"], ("36", "36"))
         == 0.6
     )
+
+
+def test_an_uncommon_answer_names_its_item_without_the_numbers(monkeypatch):
+    """From ANSWER_COSINE (0.6) a row whose nearest item shares an uncommon answer (not an integer below 100)
+    is an `answer` hit even when the rewording lost the item's numbers ("a five-sided polygon", "no two of
+    them"); a common answer (36) still needs them, and a lower cosine, another answer or the swapped
+    question is not a hit."""
+    frac = "Let $p(x)$ be a polynomial of degree 5 with $p(n) = n/(n^2-1)$ for n = 2, 3, 4, 5, 6, 7. Find $p(8)$."
+    big = "In how many ways can 8 people sit around a round table if 3 of them must sit together?"
+    small = "A square has side 9. What is its perimeter?"
+    lost = {  # rewordings that keep none of their item's numbers, each at cosine 0.65 to its item
+        "A quintic q agrees with x/(x squared minus one) at the integers two through seven; find q at eight.": frac,
+        "Eight guests (Pierre, Rosa and Thomas among them) sit at a circular table, those three side by side.": big,
+        "What is the perimeter of the square drawn in the figure?": small,
+    }
+    low = "A quintic agrees with a rational function at six integers; evaluate it at the next one."
+    axis = {frac: 0, big: 2, small: 3}
+    vectors = {item: [1.0 if k == a else 0.0 for k in range(4)] for item, a in axis.items()}
+    for t, item in [*lost.items(), (low, frac)]:
+        c = 0.55 if t == low else 0.65
+        v = [0.0] * 4
+        v[axis[item]], v[1] = c, (1 - c**2) ** 0.5
+        vectors[t] = v
+    monkeypatch.setattr(sem, "load_encoder", lambda: _fake_encoder(vectors))
+    refs = pa.table(
+        {
+            "problem": [frac, big, small],
+            "unique_id": ["frac", "big", "small"],
+            "answer": ["\\frac{3}{56}", "4320", "36"],
+        }
+    )
+    texts = [*lost, low, *lost]
+    answers = ["3/56", "4320", "36", "\\frac{3}{56}", "3/55", "4,320", "36"]
+    rows = to_table(
+        [
+            new_record(source="s", original_problem=t, original_answer=a, source_key=f"k{i}")
+            for i, (t, a) in enumerate(zip(texts, answers, strict=True))
+        ]
+    )
+    out, report = decontaminate(rows, refs, semantic=True)
+    assert out.column("status").to_pylist() == [
+        "contaminated:table:frac",
+        "contaminated:table:big",
+        "kept",  # 36 is common: the numbers are asked for, and none is there
+        "kept",  # cosine 0.55
+        "kept",  # another answer
+        "contaminated:table:big",  # 4,320 is 4320
+        "kept",
+    ]
+    assert report["by_method"] == {"answer": 3}
+    assert report["semantic"]["answer_without_numbers_from"] == sem.UNCOMMON_FROM == 100
+    assert sem.uncommon_answer(sem.answer_key("(2,4)")) and sem.uncommon_answer(sem.answer_key("-150"))
+    assert not sem.uncommon_answer(sem.answer_key("99")) and not sem.uncommon_answer(sem.answer_key(None))
+    assert sem.verdict(0.65, 0.0, True, answer_matches=lambda: True, bag_share=0.0, uncommon=True) is None
