@@ -303,8 +303,37 @@ def _names_asked(name: str, problem: str) -> bool:
     return bool(words & {w.lower() for w in re.findall(r"[A-Za-z]{4,}", problem)})
 
 
-# an exact value and its decimal (`6\sqrt{2} \approx 8.49 cm`): read as the exact value when the decimal rounds it
-_EXACT_THEN_DECIMAL = re.compile(r"([^=≈]+?)\s*(?:≈|\\approx)\s*(-?\d*\.\d+)\s*[A-Za-z^{}\d°\\ ]*")
+# an exact value and its decimal (`6\sqrt{2} \approx 8.49 cm`): read as the exact value when the decimal rounds it;
+# the exact value may end a chain of working (`10/\sqrt{2} = 10\sqrt{2}/2 = 5\sqrt{2} ≈ 7.07 cm`: _approximated_chain)
+_EXACT_THEN_DECIMAL = re.compile(r"([^≈]+?)\s*(?:≈|\\approx)\s*(-?\d*\.\d+)\s*[A-Za-z^{}\d°²³\\ ]*")
+
+
+def _approximated_chain(chain: str, problem: str | None, units) -> Parsed | Miss | None:
+    r"""The exact value that ends a chain of working before its decimal (`6 + 6 + 6\sqrt{2} = 12 + 6\sqrt{2}`, `(1/2)
+    × 5 × 5\sqrt{3} = 12.5\sqrt{3}`): its last member, when every member without letters evaluates exactly to that
+    value and one of them computes (an operation): the key's own arithmetic is the proof. A member with letters is a
+    label or a formula (`height/3`) and proves nothing; a member that gives another value is a Miss; None when
+    nothing computes it."""
+    parts = [x.strip() for x in chain.split("=")]
+    if len(parts) < 2 or not all(parts):
+        return None
+    value = parse_answer(parts[-1], problem=problem, units=units)
+    if isinstance(value, Miss):  # `12.5\sqrt{3}`: a decimal in an expression, exact when the working gives it
+        written = evaluate(parts[-1], needs_operator=False)
+        value = Parsed(value=written, unit=None, decimals=0) if isinstance(written, sympy.Expr) else None
+    if value is None:
+        return None
+    worked = False
+    for part in parts[:-1]:
+        if re.search(r"[A-Za-zπ]", re.sub(r"\\[A-Za-z]+", "", part)):
+            continue  # `height/3`, `b \times \sin(A)`: a formula, not arithmetic
+        computed = evaluate(part, needs_operator=False)
+        if not isinstance(computed, sympy.Expr):
+            return None
+        if sympy.simplify(computed - value.value) != 0:
+            return Miss("a worked key whose arithmetic does not give its value")
+        worked = worked or bool(_OPERATION.search(part.lstrip("-")))
+    return value if worked else None
 
 
 def _rounds_to(value: sympy.Expr, decimal: str) -> bool:
@@ -613,7 +642,13 @@ def parse_answer(
         )  # `Hypotenuse = 6\sqrt{2} ≈ 8.49 cm`, `b) Area = 72 cm^2`: the quantity the question asks
     approximated = _EXACT_THEN_DECIMAL.fullmatch(raw.strip())
     if approximated:  # `6\sqrt{2} ≈ 8.49`: the exact value, when the decimal after it is its rounding
-        exact = parse_answer(approximated.group(1), problem=problem, units=units)
+        exact = (
+            _approximated_chain(approximated.group(1), problem, units)
+            if "=" in approximated.group(1)
+            else parse_answer(approximated.group(1), problem=problem, units=units)
+        )
+        if isinstance(exact, Miss) and "=" in approximated.group(1):
+            return exact
         if isinstance(exact, Parsed) and _rounds_to(exact.value, approximated.group(2)):
             return exact
         if isinstance(exact, Parsed):

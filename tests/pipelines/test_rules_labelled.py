@@ -127,7 +127,7 @@ NON_INTEGER_FLOOR = {
     "N4": 0.0,  # no exact non-integer key
     "P4": 0.8,  # 11/12
     "Q4": 0.1,  # 1/10: JEEBench and SciEval decimals (a solver's, by design), MathQA programs printing floats
-    "U4": 0.15,  # 7/37: trigonometric worksheet keys worked in prose and chains (the LLM's)
+    "U4": 0.5,  # 20/37: trigonometric worksheet keys worked in prose and chains (the LLM's); chains ending in an exact value and its rounding are read (12 of them)
     "T4": 0.0,  # 0/1: a drawn figure's fraction (an AMC 8 item whose picture is missing)
     "S4": 0.0,  # 0/6: chemistry and physics decimals (a solver's, by design)
     "R4": 0.5,  # 12/23: `4.5 is larger` (a comparison written as a sentence), `0.65 or 65%`, one-place keys

@@ -62,3 +62,45 @@ def test_a_sum_in_the_setup_is_no_representation_asked():
 def test_a_unit_squared_after_a_letter_stays_a_unit():
     done = offline("A rectangle is 5 m by 4 m. What is its area in square metres?", "20 m²")
     assert (done["status"], done["answer"]) == ("kept", "20"), done["status"]
+
+
+@pytest.mark.parametrize(
+    "problem, key, integer",
+    [
+        (  # 4*sqrt(3): m + n of the radical form
+            "A 30-60-90 triangle has a shorter leg of 4 cm. Find the length of the longer leg.",
+            "Longer leg = 4 × √3 = 4√3 ≈ 6.93 cm",
+            "7",
+        ),
+        (  # 9 + 9*sqrt(2)
+            "An isosceles right triangle has legs of 9 m. Find its perimeter.",
+            "Perimeter = 9 + 9 + 9√2 = 18 + 9√2 ≈ 30.73 m",
+            "29",
+        ),
+        (  # the working proves the decimal inside 24.5√3: 49*sqrt(3)/2
+            "A 30-60-90 triangle has a shorter leg of 7 cm. Find its area.",
+            "Area = (1/2) × 7 × 7√3 = 24.5√3 ≈ 42.44 cm²",
+            "54",
+        ),
+        ("A square has a side of 5 cm. Find its diagonal.", "Diagonal = 10/√2 = 10√2/2 = 5√2 ≈ 7.07 cm", "7"),
+    ],
+)
+def test_a_chain_of_working_that_ends_in_an_exact_value_and_its_rounding(problem, key, integer):
+    """`Perimeter = 9 + 9 + 9√2 = 18 + 9√2 ≈ 30.73 m`: the exact value the chain's own arithmetic gives, when its
+    decimal is that value's rounding."""
+    done = offline(problem, key)
+    assert (done["status"], done["answer"]) == ("kept", integer), done["status"]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "Perimeter = 9 + 9 + 9√2 = 18 + 8√2 ≈ 30.73 m",  # the working gives another value
+        "Perimeter = 9 + 9 + 9√2 = 18 + 9√2 ≈ 30.37 m",  # the decimal is not its rounding
+        "Perimeter = 2 × leg + hypotenuse = 18 + 9√2 ≈ 30.73 m",  # nothing computes it: a formula only
+    ],
+)
+def test_a_chain_that_proves_nothing_is_no_value(key):
+    assert (
+        offline("An isosceles right triangle has legs of 9 m. Find its perimeter.", key)["status"] != "kept"
+    )
