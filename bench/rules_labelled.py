@@ -173,6 +173,7 @@ LABELS_S4 = [DATA / "rule_labels_S4.jsonl"]
 LABELS_T4 = [DATA / "rule_labels_T4.jsonl"]
 # geometry and trigonometry worksheets and quiz banks: triangles, circles, polygons, trigonometric values
 LABELS_U4 = [DATA / "rule_labels_U4.jsonl"]
+LABELS_V4 = [DATA / "rule_labels_V4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -245,6 +246,7 @@ SETS = {
     "S4": LABELS_S4,
     "T4": LABELS_T4,
     "U4": LABELS_U4,
+    "V4": LABELS_V4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

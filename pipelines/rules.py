@@ -336,6 +336,82 @@ def _approximated_chain(chain: str, problem: str | None, units) -> Parsed | Miss
     return value if worked else None
 
 
+# a key that opens with its answer line, then shows the working (`Answer: 7\n\n8 - 4 / 2 + 1\n\n8 - 2 + 1\n\n6 + 1 = 7`)
+_ANSWER_THEN_WORKING = re.compile(
+    r"\s*(?:\*\*)?(?:final\s+)?answer\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*([^\n]+?)\s*(?:\*\*)?\s*\n(.*\S.*)",
+    re.I | re.S,
+)
+
+
+def _answer_before_working(opened: re.Match, problem: str | None, units) -> Parsed | Miss:
+    """The value of a key's opening answer line (`Answer: 7`), when the working after it ends in the same value (`...
+    6 + 1 = 7`); working that ends elsewhere is a key at odds with itself (a Miss), and so is working with no result,
+    and a statement that is itself arithmetic (`3 / 5 ^ -2`) must give that value read with the usual precedence."""
+    value = parse_answer(opened.group(1), problem=problem, units=units)
+    if not isinstance(value, Parsed):
+        return value
+    asked = (problem or "").strip().splitlines()[-1:] or [""]
+    if re.search(r"\^\s*-?\d+\s*\^", asked[0]):
+        return Miss("a power tower the statement writes without brackets: its order is the key's guess")
+    stated = evaluate(
+        asked[0], needs_operator=True
+    )  # `Question 4:\n\n3 / 5 ^ -2`: the statement's own arithmetic
+    if isinstance(stated, sympy.Expr) and sympy.simplify(stated - value.value) != 0:
+        return Miss("a key at odds with the arithmetic the statement writes (its precedence)")
+    last = opened.group(2).strip().splitlines()[-1]
+    result = re.search(r"=\s*([^=]+?)\s*\.?$", last)
+    ended = parse_answer(result.group(1), problem=problem, units=units) if result else None
+    if not isinstance(ended, Parsed) or ended.value != value.value:
+        return Miss("a key whose working does not end in its answer line's value")
+    return value
+
+
+_BOLD_SPAN = re.compile(r"\*\*([^*\n]+)\*\*")
+
+
+def _bold_worked_value(raw: str, problem: str | None, units) -> Parsed | Miss | None:
+    r"""A worked key of several lines that marks its value in bold (`Base 10 cm, height 6 cm` / `- Area = (10 × 6) ÷ 2
+    = 60 ÷ 2 = **30 cm²**` / `- Or: ... = **30 cm²**`): that value, when every bold span is one and the same number and
+    a line's chain of working ends in it with arithmetic that gives it (the key's own proof, not a search), starting
+    from numbers the statement holds (at least half of them: `3 + 5 + 2 + 4` for a table the text lacks is not). Bold
+    spans of different values are several answers (a Miss: `- 1 and 6/10 = **1.6**` / `- 3 and 45/100 = **3.45**`);
+    a bold word or expression (`**Yes**`, `**8w**`) leaves the key to the other readings (None)."""
+    spans = _BOLD_SPAN.findall(raw)
+    values = []
+    for span in spans:
+        read = parse_answer(span.strip().rstrip(".:"), problem=problem, units=units)
+        if not isinstance(read, Parsed):
+            return None
+        values.append(read)
+    if not values:
+        return None
+    if any(v.value != values[0].value for v in values):
+        return Miss("a worked key with bold values that differ: several answers")
+    # the statement's own numbers (not its item number, `3. Calculating totals: ...`)
+    given = {n.replace(",", "") for n in _NUMBER_RUN.findall(re.sub(r"^\s*\d+[.)]\s", "", problem or ""))}
+    for line in raw.splitlines():
+        chain = re.match(r"(.*=)\s*\*\*[^*\n]+\*\*[^=*]*$", line)
+        if not chain:
+            continue
+        worked, first = False, None
+        for part in chain.group(1).split("=")[:-1]:
+            part = _CURRENCY_SIGNS.sub("", part.strip(" -•*\t"))
+            if not part or re.search(r"[A-Za-zπ]", re.sub(r"\\[A-Za-z]+", "", part)):
+                continue  # `Area`, `Or: Perimeter`, `2 × (l + w)`: a label or a formula
+            computed = evaluate(part, needs_operator=False)
+            if not isinstance(computed, sympy.Expr) or sympy.simplify(computed - values[0].value) != 0:
+                return Miss("a worked key whose arithmetic does not give its value")
+            worked = worked or bool(_OPERATION.search(part.lstrip("-")))
+            first = first or [n.replace(",", "") for n in _NUMBER_RUN.findall(part)]
+        if worked and first and 2 * sum(n in given for n in first) >= len(first):
+            return values[
+                0
+            ]  # the working starts from the statement's numbers (`(10 × 6) ÷ 2` for base 10, height 6)
+        if worked:
+            return Miss("a worked key whose numbers the statement does not hold: its setup is missing")
+    return None
+
+
 def _rounds_to(value: sympy.Expr, decimal: str) -> bool:
     """`8.49` is `6\\sqrt{2}` rounded (or cut) to two places."""
     places = len(decimal.split(".")[1])
@@ -629,6 +705,15 @@ def parse_answer(
     raw = re.sub(
         r",\\!\s*", ",", _LAYOUT_TAIL.sub("", undoubled_backslashes(str(answer)))
     )  # 11,\! 111,\! 100: LaTeX thousands separators
+    opened = _ANSWER_THEN_WORKING.match(raw)
+    if opened and not _ANSWER_THEN_WORKING.match(opened.group(2)):
+        return _answer_before_working(
+            opened, problem, units
+        )  # `Answer: 3\n\n1 + 2 * 3 - 4\n\n1 + 6 - 4\n\n7 - 4 = 3`
+    if "\n" in raw.strip() and "**" in raw:
+        bold = _bold_worked_value(raw, problem, units)
+        if bold is not None:  # `Base 10 cm, height 6 cm\n - Area = (10 × 6) ÷ 2 = 60 ÷ 2 = **30 cm²**`
+            return bold
     # worksheets' `5/6` in a code span and `23.4 + 15.7 = **39.1**` in bold
     raw = _MARKDOWN_EMPHASIS.sub(lambda m: m.group(1) or m.group(2), raw.strip().strip("`"))
     raw = _BOLD_MATH.sub(r"\1", unicode_math(raw))  # `$\mathbf{14}$`: bold, not a symbol named 14

@@ -127,6 +127,7 @@ NON_INTEGER_FLOOR = {
     "N4": 0.0,  # no exact non-integer key
     "P4": 0.8,  # 11/12
     "Q4": 0.1,  # 1/10: JEEBench and SciEval decimals (a solver's, by design), MathQA programs printing floats
+    "V4": 0.15,  # 6/34: worked trigonometry and physics solutions, French problem sheets in prose (the LLM's)
     "U4": 0.5,  # 20/37: trigonometric worksheet keys worked in prose and chains (the LLM's); chains ending in an exact value and its rounding are read (12 of them)
     "T4": 0.0,  # 0/1: a drawn figure's fraction (an AMC 8 item whose picture is missing)
     "S4": 0.0,  # 0/6: chemistry and physics decimals (a solver's, by design)
@@ -430,6 +431,23 @@ WORKED_KEYS_U4 = {
     "sideria/An-Angle-in-Trigonometry/source/measurement-of-angles-solutions.rst",
     "tomit4/mcgraw_500/chapter_7.md",
 }
+# set V4: keys whose working is prose or several steps with no marked value (French problem sheets, multi-step
+# trigonometry and physics solutions, a class-8 test keyed `$12^3 = 1728$ ✅`: a tick marks a check, and `$512 = 8^3$ ✅`
+# keys 8 by the power it writes), and worksheet days whose keys list sample answers: the LLM's
+WORKED_KEYS_V4 = {
+    "Lavkush-Singh34/tuition/class-8th/test/test-2-ans_key.md",
+    "VBlackJack/SchoolBook/docs/6eme/maths/formation/module-10-problemes.md",
+    "RunningToOblivion/kibogamine/data/exercises/chemistry/chemistry-003.md",
+    "RunningToOblivion/kibogamine/data/exercises/physics/physics-003.md",
+    "almugabo/SecondarySchool/Subjects/MATHS/EB_S5/Review/PART_04_Trigo/practice_sheet_trigo_01_ANSWERS.md",
+    "almugabo/SecondarySchool/Subjects/MATHS/EB_S5/Review/PART_04_Trigo/practice_sheet_trigo_02_ANSWERS.md",
+    "almugabo/SecondarySchool/Subjects/MATHS/EB_S5/Review/Topic_06_Probability/Topic_6_Probability_Solutions.md",
+    "almugabo/SecondarySchool/Subjects/PHYSICS/MYP4/02_exercizes/Physics_motion_acceleration_ex_003.md",
+    "nibzard/AlgoPirates/weeks/week4_geometry/en/W4_Day1_Answers.md",
+    "nibzard/AlgoPirates/weeks/week5_data_chance/en/W5_Day1_Answers.md",
+    "nibzard/AlgoPirates/weeks/week7_intro_variables/en/W7_Day3_Answers.md",
+    "nibzard/AlgoPirates/weeks/week7_intro_variables/en/W7_Day4_Answers.md",
+}
 # set T4: AIME 2024 I #8 (`Eight circles of radius 34 are sequentially tangent ... 2024 circles of radius 1 can be arranged
 # in the same manner`): the arrangement is the figure's, the labeller calls it context; the key 197 is the official answer
 NOT_SEEN_T4 = {"friedeggs01/temperature_para/data/aime24/test.jsonl:13"}
@@ -710,6 +728,7 @@ ALL_SETS = [
     "S4",
     "T4",
     "U4",
+    "V4",
 ]
 # sets of 150 labels or more (old, new, S2, L, O3, B4, J4, L4 and P4 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4", "J4", "L4", "P4"}
@@ -879,6 +898,7 @@ def test_right_rewrites_kept_per_class(scored):
         and not (name == "M4" and d["file"] in DEFERRED_M4)
         and not (name == "N4" and d["file"] in REBUILT_N4)
         and not (name == "U4" and d["file"] in WORKED_KEYS_U4)
+        and not (name == "V4" and d["file"] in WORKED_KEYS_V4)
         # S4 is science and applied by theme: every integer key there is a solver's (wrong kept: 0)
         and name != "S4"
     ]
