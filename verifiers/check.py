@@ -387,6 +387,17 @@ def check(
         target = int(gold) if isinstance(gold, str) and re.fullmatch(r"\s*-?\d+\s*", gold) else task.target
         solved, reason, expr = countdown.judge(pred, target, task)
         return Verdict(solved, reason, expr, expr, str(target))
+    named = answer_object(gold) if isinstance(gold, str) and gold.lstrip().startswith("{") else None
+    if (
+        named == []
+    ):  # a JSON object naming no answer (`{"from": "Mar", "to": "Apr"}`): its fields are not compared
+        return Verdict(False, "gold_invalid", None)
+    if named:  # `{"canonical": "1/3", "accepted_equivalents": [...], "display": ...}`: its answers
+        tries = [
+            check(pred, g, timeout=max(deadline - time.monotonic(), 0.0), cut_off=cut_off, question=question)
+            for g in named
+        ]
+        return next((t for t in tries if t.equivalent), tries[0])
     number_gold = None  # a gold written as the option's number (`3` for ③), which a response may repeat
     if question and "①" in question and isinstance(gold, str) and isinstance(pred, str):
         circled = forms.circled_choices(question, gold, pred)  # `① 6  ② 7 ...`: labels, not numbers
@@ -1178,6 +1189,37 @@ def _with_reading(v: Verdict, pred: str, gold: str, cut_off: bool) -> Verdict:
         parsed_gold = _read_gold(gold)
     pred_out = v.pred if extracted is not None else None  # no answer read: never the response itself
     return Verdict(v.equivalent, v.reason, pred_out, extracted, parsed_gold)
+
+
+# the keys under which a dataset's answer object names its answer, and its accepted alternatives
+_ANSWER_KEYS = ("canonical", "answer", "final_answer", "ground_truth")
+_ALTERNATIVE_KEYS = ("accepted_equivalents", "accepted_answers", "aliases")
+
+
+def answer_object(gold: str) -> list[str] | None:
+    """A gold stored as a JSON object that names its answer (`{"canonical": "1/3", "accepted_equivalents": ["0.333..."],
+    "display": "1/3"}`, `{"answer": 42}`): that answer, then its accepted alternatives; None for any other text (a
+    set `{-2, 4}` is not JSON); an empty list for an object naming no answer (a structured answer, `{"from": "Mar",
+    "to": "Apr"}`: its fields are not compared, so it is no gold this checker reads)."""
+    import json
+
+    try:
+        obj = json.loads(gold)
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    main = next(
+        (obj[k] for k in _ANSWER_KEYS if isinstance(obj.get(k), (str, int, float)) and str(obj[k]).strip()),
+        None,
+    )
+    if main is None or isinstance(main, bool):
+        return []
+    alternatives = next((obj[k] for k in _ALTERNATIVE_KEYS if isinstance(obj.get(k), list)), [])
+    return [
+        str(main),
+        *(str(a) for a in alternatives if isinstance(a, (str, int, float)) and not isinstance(a, bool)),
+    ]
 
 
 def _read_gold(gold: str) -> str | None:

@@ -82,7 +82,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from verifiers.forms import asking_sentence
+from verifiers.forms import PERCENT_MENTIONED, asking_sentence
 from verifiers.normalize import number_from_words
 
 STYLES = ("auto", "answer_line", "boxed", "gsm8k", "last_number")
@@ -1168,7 +1168,38 @@ def concluded_number_beside(text: str, question: str, *, marked: bool = False) -
         r"[+*/×÷·]|\d\s*(?:[x\u2013-]|to)\s*\d", sent
     ):  # `8 + 5`, `8 x 5`, `5-10`: arithmetic or a range
         return None
-    return _one_number(sent, frozenset(m.group(0).replace(",", "") for m in _NUMBER.finditer(question)))
+    given = frozenset(m.group(0).replace(",", "") for m in _NUMBER.finditer(question))
+    found = _one_number(sent, given)
+    if found is None and marked:  # `Answer: She needs to give them 20 cups.` for a question about 20 chickens
+        found = _new_quantity(sent, question)
+    percent = _LEADING_PERCENT.match(sent) if found is None and marked else None
+    if percent and len(_NUMBER.findall(sent)) == 1 and PERCENT_MENTIONED.search(asking_sentence(question)):
+        found = (
+            percent.group(1) + "%"
+        )  # `Final Answer: 60% enrolled in hip-hop dance.` for "What percentage ...?"
+    return found
+
+
+_LEADING_PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s+(?:of\s+)?[A-Za-z]")
+
+
+def _new_quantity(sent: str, question: str) -> str | None:
+    """The one number of an answer line that the question also holds, when the word after it names another thing than
+    the question's word after that number (`20 cups` for a flock of `20 chickens`): a new quantity, not a given
+    restated. The guards of `_one_number` hold; a number with no word after it, or the question's word, is not read."""
+    numbers = list(_NUMBER.finditer(sent))
+    if len(numbers) != 1 or _one_number(sent) is None:
+        return None
+    n = numbers[0]
+    noun = re.match(r"\s*([A-Za-z]{3,})", sent[n.end() :])
+    value = n.group(0).replace(",", "")
+    after = {
+        m.group(1).lower()[:4]
+        for m in re.finditer(r"(?<![\d.,])" + re.escape(value) + r"\s*([A-Za-z]+)", question.replace(",", ""))
+    }
+    if noun is None or noun.group(1).lower()[:4] in after or not after:
+        return None
+    return value
 
 
 # words a count or an amount is written with after its number words (`five laps`, `seventy-five dollars`)
