@@ -70,7 +70,8 @@ CA (data/verifier_cases_CA.jsonl, 128: Llama-3.3-70B on the PHYSICS benchmark, g
 probes on science numbers) and set CB (data/verifier_cases_CB.jsonl, 121: MATH-500 answers stored in four
 repositories, probes on structured answers: sets, intervals, tuples, vectors, matrices) and set CC
 (data/verifier_cases_CC.jsonl, 196: GSM8K answers against golds as their files store them, floats, units, signs, and a
-benchmark's JSON answer objects);
+benchmark's JSON answer objects) and set CD (data/verifier_cases_CD.jsonl, 136: GRPO-trained small models' outputs and
+probes on RL failure modes);
 see their notes and decisions. Every case agrees with its label, except those
 decided in writing in data/verifier_cases_<set>_decisions.json: disputed labels (kept, our verdict
 pinned, with the reason) and an explicit xfail list of false NEGATIVES with reasons. A false positive
@@ -155,6 +156,7 @@ SETS = (
     "CA",
     "CB",
     "CC",
+    "CD",
 )
 
 
@@ -195,7 +197,7 @@ XFAIL_SHARE = {
 # restated in unmarked sentences, ratios in words, currency suffixes; BP: whole worked solutions stored as golds with
 # several values, bare numbers on a last line after working, option letters for yes/no options; CA: PHYSICS' golds are
 # JSON lists of parts stored as strings, read as written
-MAX_XFAIL_SHARE = 0.10  # the known false negatives (C: 39 of 483, D: 8 of 150, R: 1 of 200, S: 3 of 200, F: 1 of 160, T: 2 of 159, U: 1 of 158, V: 9 of 204, W: 1 of 26, X: 2 of 243, Y: 19 of 276, Z: 4 of 273, AA: 0 of 266, AB: 3 of 260, AC: 0 of 230, AD: 7 of 306, AE: 30 of 393, AG: 28 of 365, AH: 16 of 311, AI: 21 of 351, AJ: 14 of 321, AK: 4 of 212, AL: 15 of 390, AM: 4 of 414, AN: 11 of 244, AO: 11 of 128, AP: 12 of 160, AQ: 16 of 175, AS: 15 of 273, AV: 1 of 123, AW: 1 of 169, AY: 10 of 151, AZ: 5 of 136, BA: 9 of 125, BB: 5 of 145, BD: 17 of 267, BF: 8 of 121, BH: 5 of 248, BI: 4 of 121, BK: 4 of 125, BM: 6 of 155, BN: 2 of 151, BO: 0 of 195, BQ: 3 of 128, BR: 0 of 56, BS: 0 of 176, BT: 1 of 66, BU: 4 of 134, BV: 9 of 179, BW: 2 of 78, BX: 3 of 198, BY: 2 of 175, BZ: 8 of 192, CB: 3 of 121, CC: 15 of 196; M: 48 of 249, AF: 90 of 373, AR: 21 of 171, AT: 35 of 158, AU: 50 of 263, AX: 25 of 258, BC: 28 of 252, BE: 72 of 145, BG: 21 of 137, BJ: 28 of 125, BL: 23 of 216, BP: 26 of 266, CA: 36 of 128): may only shrink
+MAX_XFAIL_SHARE = 0.10  # the known false negatives (C: 39 of 483, D: 8 of 150, R: 1 of 200, S: 3 of 200, F: 1 of 160, T: 2 of 159, U: 1 of 158, V: 9 of 204, W: 1 of 26, X: 2 of 243, Y: 19 of 276, Z: 4 of 273, AA: 0 of 266, AB: 3 of 260, AC: 0 of 230, AD: 7 of 306, AE: 30 of 393, AG: 28 of 365, AH: 16 of 311, AI: 21 of 351, AJ: 14 of 321, AK: 4 of 212, AL: 15 of 390, AM: 4 of 414, AN: 11 of 244, AO: 11 of 128, AP: 12 of 160, AQ: 16 of 175, AS: 15 of 273, AV: 1 of 123, AW: 1 of 169, AY: 10 of 151, AZ: 5 of 136, BA: 9 of 125, BB: 5 of 145, BD: 17 of 267, BF: 8 of 121, BH: 5 of 248, BI: 4 of 121, BK: 4 of 125, BM: 6 of 155, BN: 2 of 151, BO: 0 of 195, BQ: 3 of 128, BR: 0 of 56, BS: 0 of 176, BT: 1 of 66, BU: 4 of 134, BV: 9 of 179, BW: 2 of 78, BX: 3 of 198, BY: 2 of 175, BZ: 8 of 192, CB: 3 of 121, CC: 15 of 196, CD: 1 of 136; M: 48 of 249, AF: 90 of 373, AR: 21 of 171, AT: 35 of 158, AU: 50 of 263, AX: 25 of 258, BC: 28 of 252, BE: 72 of 145, BG: 21 of 137, BJ: 28 of 125, BL: 23 of 216, BP: 26 of 266, CA: 36 of 128): may only shrink
 
 
 @pytest.fixture(scope="module", autouse=True)
