@@ -174,6 +174,7 @@ LABELS_T4 = [DATA / "rule_labels_T4.jsonl"]
 # geometry and trigonometry worksheets and quiz banks: triangles, circles, polygons, trigonometric values
 LABELS_U4 = [DATA / "rule_labels_U4.jsonl"]
 LABELS_V4 = [DATA / "rule_labels_V4.jsonl"]
+LABELS_W4 = [DATA / "rule_labels_W4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -247,6 +248,7 @@ SETS = {
     "T4": LABELS_T4,
     "U4": LABELS_U4,
     "V4": LABELS_V4,
+    "W4": LABELS_W4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}
@@ -453,7 +455,9 @@ def rewritable(value) -> bool:
     """Our conventions give this value one integer: integer, rational, (a+b sqrt c)/d, q*pi."""
     import sympy
 
-    if value is None or not value.is_real:
+    if (
+        not isinstance(value, sympy.Expr) or not value.is_real
+    ):  # None, or a tuple a label writes (`200, 360, 160`)
         return False
     if value.is_Rational:
         return True

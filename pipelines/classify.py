@@ -288,6 +288,8 @@ _LETTER_CODE = re.compile(
     re.I,
 )
 # a statement that is one Markdown heading and nothing else (`### Вариант 1`): an exam sheet's label, no problem
+# what an empty stem template holds besides its question: empty math spans, option slots, a bracketed note
+_EMPTY_STEM_MARKUP = re.compile(r"\$\s*(?:[A-E]\s*[:.)]?\s*)?\$|\[[^\]\n]*\]|<[^>]+>|\b[A-E]\s*[:.)]")
 _HEADING_ONLY = re.compile(r"\A\s*#{1,6}[ \t]+[^\n?]{0,80}\s*\Z")
 _HEADING_ASKS = re.compile(r"\b(?:find|compute|calculate|evaluate|what|how|solve|simplify|determine)\b", re.I)
 
@@ -1053,6 +1055,20 @@ def _key_text(answer: str) -> str:
     return KEY_LABEL.sub("", _TICKED.sub("", text))
 
 
+_UNLETTERED_OPTIONS = re.compile(r"(?m)^\s*Options\s*:\s*(?![A-Ea-e]\s*[:.)])")
+
+
+def _position_or_value(answer: str, text: str, choices: dict[str, str], letter: str) -> bool:
+    """A bare whole-number key that names an option by its value, among options the source did not letter: when that
+    number is also a position (0- or 1-based) of another option, the key could be either (quiz exports key by index)."""
+    key = answer.strip()
+    if not re.fullmatch(r"\d", key) or not _UNLETTERED_OPTIONS.search(text):
+        return False
+    letters = list(choices)
+    positions = {letters[i] for i in (int(key), int(key) - 1) if 0 <= i < len(letters)}
+    return bool(positions - {letter})
+
+
 def _keyed_letter(answer: str | None, choices: dict[str, str]) -> str | None:
     """The letter an answer names, or of the one choice equal to it (`24` names `Ngày 24` when that
     choice holds no other number)."""
@@ -1166,6 +1182,10 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         info["choices"] = choices
         circled = _circled_choice(str(answer or ""), choices)
         letter = circled if circled is not None else _keyed_letter(answer, choices)
+        if letter is not None and _position_or_value(str(answer or ""), text, choices, letter):
+            letter = (
+                None  # `Options: 1 / 2 / 10 / 100` keyed `1`: the value 1, or the option at position 1 (2)?
+            )
         info["choice"] = letter
         if _CHOICE_DEPENDENT.search(stem):
             reasons.append("choice_dependent")
@@ -1238,6 +1258,10 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         reasons.append("code")  # the key is a code string (`24153`), whose digits are no quantity
     if _HEADING_ONLY.match(text) and not _HEADING_ASKS.search(text):
         reasons.append("no_question")  # `### Вариант 1`: a label, not a problem
+    elif mc and not re.search(r"[^\W\d_]{2,}|\d", _EMPTY_STEM_MARKUP.sub(" ", text)):
+        reasons.append(
+            "no_question"
+        )  # `$A: $ $B: $ ... [Suggested time: x minutes]`: an empty template, options only
     if _CONSTRUCTION.search(text) and not _ASKS_NUMBER.search(text):
         reasons.append("construction")
     if (outside_data(text) and not _SHOWN_IN_TEXT.search(text)) or no_data(text, answer):

@@ -729,6 +729,7 @@ ALL_SETS = [
     "T4",
     "U4",
     "V4",
+    "W4",
 ]
 # sets of 150 labels or more (old, new, S2, L, O3, B4, J4, L4 and P4 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4", "J4", "L4", "P4"}
