@@ -323,17 +323,32 @@ def _approximated_chain(chain: str, problem: str | None, units) -> Parsed | Miss
         value = Parsed(value=written, unit=None, decimals=0) if isinstance(written, sympy.Expr) else None
     if value is None:
         return None
-    worked = False
-    for part in parts[:-1]:
-        if re.search(r"[A-Za-zπ]", re.sub(r"\\[A-Za-z]+", "", part)):
-            continue  # `height/3`, `b \times \sin(A)`: a formula, not arithmetic
+    working = _working_gives(parts[:-1], value.value)
+    if working is None:
+        return None
+    if working is False:
+        return Miss("a worked key whose arithmetic does not give its value")
+    return value if working else None
+
+
+def _working_gives(members: list[str], value: sympy.Expr) -> list[str] | bool | None:
+    """Whether a chain's members before its result give `value`: the numbers of the first member that computes (an
+    operation), a list; [] when none computes; False when a member gives another value; None when a member without
+    letters is no arithmetic this reads. A member with letters is a label or a formula (`Area`, `height/3`, `2 × (l +
+    w)`) and is passed over: the key's own arithmetic is the proof, never a search over the statement's numbers."""
+    first: list[str] = []
+    for part in members:
+        part = _CURRENCY_SIGNS.sub("", part.strip(" -•*\t"))
+        if not part or re.search(r"[A-Za-zπ]", re.sub(r"\\[A-Za-z]+", "", part)):
+            continue
         computed = evaluate(part, needs_operator=False)
         if not isinstance(computed, sympy.Expr):
             return None
-        if sympy.simplify(computed - value.value) != 0:
-            return Miss("a worked key whose arithmetic does not give its value")
-        worked = worked or bool(_OPERATION.search(part.lstrip("-")))
-    return value if worked else None
+        if sympy.simplify(computed - value) != 0:
+            return False
+        if not first and _OPERATION.search(part.lstrip("-")):
+            first = [n.replace(",", "") for n in _NUMBER_RUN.findall(part)] or ["?"]
+    return first
 
 
 # a key that opens with its answer line, then shows the working (`Answer: 7\n\n8 - 4 / 2 + 1\n\n8 - 2 + 1\n\n6 + 1 = 7`)
@@ -393,21 +408,13 @@ def _bold_worked_value(raw: str, problem: str | None, units) -> Parsed | Miss | 
         chain = re.match(r"(.*=)\s*\*\*[^*\n]+\*\*[^=*]*$", line)
         if not chain:
             continue
-        worked, first = False, None
-        for part in chain.group(1).split("=")[:-1]:
-            part = _CURRENCY_SIGNS.sub("", part.strip(" -•*\t"))
-            if not part or re.search(r"[A-Za-zπ]", re.sub(r"\\[A-Za-z]+", "", part)):
-                continue  # `Area`, `Or: Perimeter`, `2 × (l + w)`: a label or a formula
-            computed = evaluate(part, needs_operator=False)
-            if not isinstance(computed, sympy.Expr) or sympy.simplify(computed - values[0].value) != 0:
-                return Miss("a worked key whose arithmetic does not give its value")
-            worked = worked or bool(_OPERATION.search(part.lstrip("-")))
-            first = first or [n.replace(",", "") for n in _NUMBER_RUN.findall(part)]
-        if worked and first and 2 * sum(n in given for n in first) >= len(first):
-            return values[
-                0
-            ]  # the working starts from the statement's numbers (`(10 × 6) ÷ 2` for base 10, height 6)
-        if worked:
+        first = _working_gives(chain.group(1).split("=")[:-1], values[0].value)
+        if first is None or first is False:
+            return Miss("a worked key whose arithmetic does not give its value")
+        # the working starts from the statement's numbers (`(10 × 6) ÷ 2` for base 10, height 6)
+        if first and 2 * sum(n in given for n in first) >= len(first):
+            return values[0]
+        if first:
             return Miss("a worked key whose numbers the statement does not hold: its setup is missing")
     return None
 
