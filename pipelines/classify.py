@@ -1055,7 +1055,7 @@ def _key_text(answer: str) -> str:
     return KEY_LABEL.sub("", _TICKED.sub("", text))
 
 
-_UNLETTERED_OPTIONS = re.compile(r"(?m)^\s*Options\s*:\s*(?![A-Ea-e]\s*[:.)])")
+_UNLETTERED_OPTIONS = re.compile(r"(?m)^\s*Options\s*:\s*(?![A-Ea-e]\s*[:.)]|\d\s*[:.)]|[①-⑳])")
 
 
 def _position_or_value(answer: str, text: str, choices: dict[str, str], letter: str) -> bool:
@@ -1182,7 +1182,11 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         info["choices"] = choices
         circled = _circled_choice(str(answer or ""), choices)
         letter = circled if circled is not None else _keyed_letter(answer, choices)
-        if letter is not None and _position_or_value(str(answer or ""), text, choices, letter):
+        if (
+            circled is None
+            and letter is not None
+            and _position_or_value(str(answer or ""), text, choices, letter)
+        ):
             letter = (
                 None  # `Options: 1 / 2 / 10 / 100` keyed `1`: the value 1, or the option at position 1 (2)?
             )

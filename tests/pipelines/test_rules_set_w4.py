@@ -27,6 +27,11 @@ def test_a_digit_key_among_unlettered_options_is_value_or_position(problem, key)
     [
         ("How many sides does a hexagon have?\n(A) 4 (B) 5 (C) 6 (D) 8", "6", "6"),  # lettered: a value
         ("How many days are in a week?\nOptions: 12 / 7 / 9 / 15", "7", "7"),  # no 7th or 8th option: a value
+        (
+            "How many days are in a week?\nOptions: ① 12 / ② 7 / ③ 9 / ④ 15",
+            "2",
+            "7",
+        ),  # circled labels: `2` is ②
     ],
 )
 def test_a_value_key_stays_a_value_where_no_position_is_another_option(problem, key, integer):
