@@ -365,12 +365,11 @@ def _answer_before_working(opened: re.Match, problem: str | None, units) -> Pars
     value = parse_answer(opened.group(1), problem=problem, units=units)
     if not isinstance(value, Parsed):
         return value
-    asked = (problem or "").strip().splitlines()[-1:] or [""]
-    if re.search(r"\^\s*-?\d+\s*\^", asked[0]):
+    # the statement's last line, when it is arithmetic (`Question 4:\n\n3 / 5 ^ -2`)
+    asked = (problem or "").strip().rsplit("\n", 1)[-1]
+    if re.search(r"\^\s*-?\d+\s*\^", asked):
         return Miss("a power tower the statement writes without brackets: its order is the key's guess")
-    stated = evaluate(
-        asked[0], needs_operator=True
-    )  # `Question 4:\n\n3 / 5 ^ -2`: the statement's own arithmetic
+    stated = evaluate(asked, needs_operator=True)
     if isinstance(stated, sympy.Expr) and sympy.simplify(stated - value.value) != 0:
         return Miss("a key at odds with the arithmetic the statement writes (its precedence)")
     last = opened.group(2).strip().splitlines()[-1]

@@ -388,16 +388,19 @@ def check(
         solved, reason, expr = countdown.judge(pred, target, task)
         return Verdict(solved, reason, expr, expr, str(target))
     named = answer_object(gold) if isinstance(gold, str) and gold.lstrip().startswith("{") else None
-    if (
-        named == []
-    ):  # a JSON object naming no answer (`{"from": "Mar", "to": "Apr"}`): its fields are not compared
+    # a JSON object naming no answer (`{"from": "Mar", "to": "Apr"}`): its fields are not compared
+    if named == []:
         return Verdict(False, "gold_invalid", None)
-    if named:  # `{"canonical": "1/3", "accepted_equivalents": [...], "display": ...}`: its answers
-        tries = [
-            check(pred, g, timeout=max(deadline - time.monotonic(), 0.0), cut_off=cut_off, question=question)
-            for g in named
-        ]
-        return next((t for t in tries if t.equivalent), tries[0])
+    if named:  # `{"canonical": "1/3", "accepted_equivalents": [...], "display": ...}`: its answer, then the alternatives
+        first = None
+        for g in named:
+            v = check(
+                pred, g, timeout=max(deadline - time.monotonic(), 0.0), cut_off=cut_off, question=question
+            )
+            if v.equivalent:
+                return v
+            first = first or v
+        return first
     number_gold = None  # a gold written as the option's number (`3` for ③), which a response may repeat
     if question and "①" in question and isinstance(gold, str) and isinstance(pred, str):
         circled = forms.circled_choices(question, gold, pred)  # `① 6  ② 7 ...`: labels, not numbers

@@ -1143,6 +1143,9 @@ def _one_number(sent: str, given: frozenset[str] = frozenset()) -> str | None:
     return n.group(0).replace(",", "")
 
 
+_LEADING_PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s+(?:of\s+)?[A-Za-z]")
+
+
 def concluded_number_beside(text: str, question: str, *, marked: bool = False) -> str | None:
     """With the question known: the one number of a concluding sentence that the question does not hold
     (`Therefore, Kylar needs to pay $64 for the 16 glasses.` for a question about 16 glasses: 64). The
@@ -1172,27 +1175,22 @@ def concluded_number_beside(text: str, question: str, *, marked: bool = False) -
     found = _one_number(sent, given)
     if found is None and marked:  # `Answer: She needs to give them 20 cups.` for a question about 20 chickens
         found = _new_quantity(sent, question)
+    # `Final Answer: 60% enrolled in hip-hop dance.` for "What percentage ...?"
     percent = _LEADING_PERCENT.match(sent) if found is None and marked else None
     if percent and len(_NUMBER.findall(sent)) == 1 and PERCENT_MENTIONED.search(asking_sentence(question)):
-        found = (
-            percent.group(1) + "%"
-        )  # `Final Answer: 60% enrolled in hip-hop dance.` for "What percentage ...?"
+        found = percent.group(1) + "%"
     return found
-
-
-_LEADING_PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s+(?:of\s+)?[A-Za-z]")
 
 
 def _new_quantity(sent: str, question: str) -> str | None:
     """The one number of an answer line that the question also holds, when the word after it names another thing than
     the question's word after that number (`20 cups` for a flock of `20 chickens`): a new quantity, not a given
     restated. The guards of `_one_number` hold; a number with no word after it, or the question's word, is not read."""
-    numbers = list(_NUMBER.finditer(sent))
-    if len(numbers) != 1 or _one_number(sent) is None:
+    value = _one_number(sent)  # with nothing given: the sentence's only number, whole and unqualified
+    if value is None:
         return None
-    n = numbers[0]
+    n = next(_NUMBER.finditer(sent))
     noun = re.match(r"\s*([A-Za-z]{3,})", sent[n.end() :])
-    value = n.group(0).replace(",", "")
     after = {
         m.group(1).lower()[:4]
         for m in re.finditer(r"(?<![\d.,])" + re.escape(value) + r"\s*([A-Za-z]+)", question.replace(",", ""))
