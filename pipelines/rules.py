@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import reduce
@@ -151,7 +152,12 @@ _RATE_OR_TIME_ASKED = re.compile(r"\brate\b|\bpercent(?:age)?\b|\bhow\s+(?:many|
 
 
 def _strip_outer(s: str) -> str:
-    s = s.strip().strip("$").strip()
+    s = (
+        s.strip().rstrip("。．").strip().strip("$").strip()
+    )  # `\(\dfrac{3}{2}\)。`: a CJK full stop ends the key
+    inline = re.fullmatch(r"\\\(\s*(.*?)\s*\\\)|\\\[\s*(.*?)\s*\\\]", s, re.S)
+    if inline:  # `\(345.6\)`: LaTeX's inline or display delimiters around the whole key
+        s = inline.group(1) if inline.group(1) is not None else inline.group(2)
     for pre in ("\\boxed{", "\\fbox{"):
         if s.startswith(pre) and s.endswith("}"):
             s = s[len(pre) : -1]
@@ -193,7 +199,9 @@ def _power_depth(s: str) -> int:
     return best
 
 
-_BOLD_MATH = re.compile(r"\\(?:mathbf|textbf|boldsymbol|bm)\s*\{([^{}]*)\}")
+_BOLD_MATH = re.compile(
+    r"\\(?:mathbf|textbf|boldsymbol|bm)\s*\{((?:[^{}]|\{[^{}]*\})*)\}"
+)  # `\mathbf{\frac{7}{12}}`
 _BASE_NUMERAL = re.compile(r"([0-9A-Fa-f]+)\s*_\s*\{?\s*(\d{1,2})\s*\}?")  # `12_5`, `1000111_{2}`, `FF_{16}`
 # a key that is one count written in combinatorics notation (the parser reads `C(100, 15)` as a function, `26P3` as a
 # product of letters)
@@ -279,12 +287,43 @@ _EXACT_OR_DECIMAL = re.compile(r"(-?\d+/\d+)\s*\|\s*(-?\d*\.\d+)")
 _UNICODE_SIGNS = (("π", "\\pi "), ("×", "\\times "), ("·", "\\cdot "), ("−", "-"))
 _UNICODE_POWER = re.compile(r"(?<=[\d)}\]])\s*([²³])")  # a power of a value (`(6√2)²`); `20 m²` is a unit's
 _UNICODE_ROOT = re.compile(r"√\s*(\d+(?:\.\d+)?|\([^()]*\)|\{[^{}]*\}|[a-zA-Z])")
+# fullwidth digits and signs of CJK keys (`－１`, `３／４`) and the small hyphen-minus: their ASCII forms
+_FULLWIDTH = str.maketrans(
+    {
+        **{chr(0xFF10 + d): str(d) for d in range(10)},
+        "－": "-",
+        "﹣": "-",
+        "＋": "+",
+        "／": "/",
+        "．": ".",
+        "％": "%",
+    }
+)
+# a vulgar fraction (`½`, `-⅔`, `1½`) or one written with the fraction slash (`⁷⁄₁₀`, `7⁄10`)
+_VULGAR = {
+    c: unicodedata.normalize("NFKC", c).replace("\u2044", "/") for c in "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒"
+}  # `⅔`: 2/3
+_SCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
+_SLASHED = re.compile(r"([⁰¹²³⁴⁵⁶⁷⁸⁹]+|\d+)\s*\u2044\s*([₀₁₂₃₄₅₆₇₈₉]+|\d+)")
+
+
+def typed_fractions(text: str) -> str:
+    """`-⅔` -> `-2/3`, `1½` -> `1 1/2` (a mixed number), `⁷⁄₁₀` -> `7/10`: fractions as the parser reads them."""
+    text = _SLASHED.sub(
+        lambda m: f"{m.group(1).translate(_SCRIPT_DIGITS)}/{m.group(2).translate(_SCRIPT_DIGITS)}", text
+    )
+    return re.sub(
+        "[" + "".join(_VULGAR) + "]",
+        lambda m: (" " if m.start() and text[m.start() - 1].isdigit() else "") + _VULGAR[m.group()],
+        text,
+    )
 
 
 def unicode_math(text: str) -> str:
     """`6√2` -> `6\\sqrt{2}`, `(6√2)²` -> `(6\\sqrt{2})^2`, `4π` -> `4\\pi`: the LaTeX the parser reads."""
     if text.isascii():
         return text
+    text = typed_fractions(text.translate(_FULLWIDTH))
     text = _UNICODE_ROOT.sub(lambda m: "\\sqrt{" + m.group(1).strip("(){}") + "}", text)
     text = _UNICODE_POWER.sub(lambda m: "^2" if m.group(1) == "²" else "^3", text)
     for sign, latex in _UNICODE_SIGNS:
@@ -338,7 +377,9 @@ def _working_gives(members: list[str], value: sympy.Expr) -> list[str] | bool | 
     w)`) and is passed over: the key's own arithmetic is the proof, never a search over the statement's numbers."""
     first: list[str] = []
     for part in members:
-        part = _CURRENCY_SIGNS.sub("", part.strip(" -•*\t"))
+        part = _CURRENCY_SIGNS.sub(
+            "", re.sub(r"^[\s•*]*(?:-\s+)?", "", part).strip()
+        )  # `- ` is a bullet, `-(` a sign
         if not part or re.search(r"[A-Za-zπ]", re.sub(r"\\[A-Za-z]+", "", part)):
             continue
         computed = evaluate(part, needs_operator=False)
@@ -358,6 +399,48 @@ _ANSWER_THEN_WORKING = re.compile(
 )
 
 
+def _at_odds_with_statement(problem: str | None, value: sympy.Expr) -> Miss | None:
+    """A Miss when the statement's last line is itself arithmetic (`Question 4:\n\n3 / 5 ^ -2`) and, read with the
+    usual precedence, does not give `value` (or is a power tower whose order is a guess); None otherwise."""
+    asked = (problem or "").strip().rsplit("\n", 1)[-1]
+    if re.search(r"\^\s*-?\d+\s*\^", asked):
+        return Miss("a power tower the statement writes without brackets: its order is the key's guess")
+    stated = evaluate(asked, needs_operator=True)
+    if isinstance(stated, sympy.Expr) and sympy.simplify(stated - value) != 0:
+        return Miss("a key at odds with the arithmetic the statement writes (its precedence)")
+    return None
+
+
+# a key that gives its value, then its working in brackets (`₹600 (20% of 500 = 100, so 500 + 100 = 600)`,
+# `**2/5** ($\frac{2}{5}$ ...)`): the value comes first, with no bracket of its own
+_VALUE_THEN_WORKING = re.compile(r"([^()\n=]{1,40}?)\s*\((.*=.*)\)\s*\.?", re.S)
+# where one step of a bracketed working ends and the next begins (`= 100, so 500 + 100 = 600`)
+_NEXT_STEP = re.compile(r"(?:[;.,]\s+|\s+)(?:so|then|thus|hence|therefore)\s+|[;.]\s+|,\s+(?=[^\d\s])", re.I)
+
+
+def _value_then_working(found: re.Match, problem: str | None, units) -> Parsed | Miss | None:
+    """The value a key gives before its bracketed working, when the working's last step ends in that same value
+    with arithmetic that gives it (`500 + 100 = 600`, `P(20, 3) = 20 × 19 × 18`): the key's own proof. A last step
+    that gives another value is a key at odds with itself (a Miss); a step this cannot read leaves the key to the
+    other readings (None)."""
+    value = parse_answer(found.group(1), problem=problem, units=units)
+    if not isinstance(value, Parsed):
+        return None
+    steps = [step for step in _NEXT_STEP.split(found.group(2)) if "=" in step]
+    if not steps:
+        return None
+    members = [re.sub(r"(?<=\d),(?=\d{3}\b)", "", m).strip(" $") for m in steps[-1].split("=")]
+    last = evaluate(_CURRENCY_SIGNS.sub("", members[-1]), needs_operator=False)
+    if not isinstance(last, sympy.Expr):
+        return None
+    if sympy.simplify(last - value.value) != 0:
+        return Miss("a key whose bracketed working ends in another value")
+    computed = _working_gives(members, value.value)
+    if not computed:  # False: a step gives another value; None or []: nothing here computes the value
+        return Miss("a key whose bracketed working ends in another value") if computed is False else None
+    return _at_odds_with_statement(problem, value.value) or value
+
+
 def _answer_before_working(opened: re.Match, problem: str | None, units) -> Parsed | Miss:
     """The value of a key's opening answer line (`Answer: 7`), when the working after it ends in the same value (`...
     6 + 1 = 7`); working that ends elsewhere is a key at odds with itself (a Miss), and so is working with no result,
@@ -365,13 +448,9 @@ def _answer_before_working(opened: re.Match, problem: str | None, units) -> Pars
     value = parse_answer(opened.group(1), problem=problem, units=units)
     if not isinstance(value, Parsed):
         return value
-    # the statement's last line, when it is arithmetic (`Question 4:\n\n3 / 5 ^ -2`)
-    asked = (problem or "").strip().rsplit("\n", 1)[-1]
-    if re.search(r"\^\s*-?\d+\s*\^", asked):
-        return Miss("a power tower the statement writes without brackets: its order is the key's guess")
-    stated = evaluate(asked, needs_operator=True)
-    if isinstance(stated, sympy.Expr) and sympy.simplify(stated - value.value) != 0:
-        return Miss("a key at odds with the arithmetic the statement writes (its precedence)")
+    at_odds = _at_odds_with_statement(problem, value.value)
+    if at_odds is not None:
+        return at_odds
     last = opened.group(2).strip().splitlines()[-1]
     result = re.search(r"=\s*([^=]+?)\s*\.?$", last)
     ended = parse_answer(result.group(1), problem=problem, units=units) if result else None
@@ -437,6 +516,7 @@ def _approximates(decimal: str, fraction: str) -> bool:
 
 
 # a key written as a sentence with one value in math: `Show that $a=2$.`, `Show that the answer is $\frac13$.`
+_UNIT_SPAN = re.compile(r"(?<=\d)\s*\\\(\s*([A-Za-z]{1,3}(?:\^\s*\{?[23]\}?)?)\s*\\\)\s*$")
 _SPAN_THEN_WORDS = re.compile(r"^\$\s*(-?\d+(?:[.,]\d+)?)\s*\$(?=\s+[^\W\d_])")
 _STATED_KEY = re.compile(r"(?:Show|Prove) that [^$\d]*\$([^$]+)\$[^$\d]*\.?")
 # a worked key that ends by naming what it found (`Degree of denominator is higher. Limit is $0$.`, `... Limit is
@@ -477,7 +557,8 @@ def _conversion_asked(m: re.Match, problem: str) -> bool:
     return bool(asked) and same_quantity(m.group(1), m.group(2), m.group(3), m.group(4)) is True
 
 
-_HANGUL_COUNTER = re.compile(r"(-?\d+)\s*([\uac00-\ud7af]{1,3})")
+# a Korean or Japanese counter or unit after a whole number (`15그루`, `120ページ`, `350グラム`)
+_SCRIPT_COUNTER = re.compile(r"(-?\d+)\s*([\uac00-\ud7af]{1,3}|[\u30a1-\u30fc]{1,6})")
 _CJK_MEASURE = re.compile(
     r"(-?\d+(?:\.\d+)?)\s*(?![\u4e00-\u9fff]*[十百万亿])(?!千(?![克米]))[\u4e00-\u9fff]{1,3}"
 )
@@ -726,6 +807,12 @@ def parse_answer(
     raw = KEY_LABEL.sub(
         "", without_html(raw).strip()
     )  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: its label
+    bracketed = _VALUE_THEN_WORKING.fullmatch(raw.strip())
+    worked_after = _value_then_working(bracketed, problem, units) if bracketed else None
+    if (
+        worked_after is not None
+    ):  # `₹600 (20% of 500 = 100, so 500 + 100 = 600)`: the value its working ends in
+        return worked_after
     named = _NAMED_VALUE.fullmatch(raw.strip())
     if named and re.search(r"\d", named.group(2)) and _names_asked(named.group(1), problem or ""):
         raw = named.group(
@@ -755,6 +842,7 @@ def parse_answer(
             concluded, problem_asks_equation=problem_asks_equation, problem=problem, units=units
         )
     raw = _SPAN_THEN_WORDS.sub(r"\1", raw)  # `$100$ zł`, `$32768$ sposobów`: the number out of its math span
+    raw = _UNIT_SPAN.sub(r" \1", raw)  # `50 \(cm^2\)`: a unit in its own math span after the number
     stated = _STATED_KEY.fullmatch(raw.strip())
     if stated:  # `Show that $a=2$.` (PutnamBench): the one value the sentence states
         raw = stated.group(1)
@@ -806,11 +894,13 @@ def parse_answer(
     alternatives = _EXACT_OR_DECIMAL.fullmatch(raw.strip())
     if alternatives and _approximates(alternatives.group(2), alternatives.group(1)):
         raw = alternatives.group(1)  # `40/3 | 13.333` (Dolphin18K): the exact value and its decimal
-    counter = _HANGUL_COUNTER.fullmatch(raw.strip())
+    counter = _SCRIPT_COUNTER.fullmatch(raw.strip())
     if (
-        counter and problem and re.search(r"(?:\d|몇)\s*" + counter.group(2), problem)
-    ):  # particles follow: `몇 그루인가`
-        raw = counter.group(1)  # `15그루` for `몇 그루`: a Korean counter the statement uses
+        counter and problem and re.search(r"(?:\d|몇|何)\s*" + counter.group(2), problem)
+    ):  # particles follow: `몇 그루인가`, `何ページ読みましたか`
+        raw = counter.group(
+            1
+        )  # `15그루` for `몇 그루`, `120ページ` for `何ページ`: a counter the statement uses
     chinese = _CJK_MEASURE.fullmatch(raw.strip())
     if chinese:  # `24项`, `2个`, `15厘米`: a number and the word for what it counts
         raw = chinese.group(1)
@@ -1738,9 +1828,12 @@ _CIRCLE_MEASURE_ASKED = re.compile(
 )
 
 
-# a height or distance from a 30° or 60° angle of elevation: the exact value carries sqrt(3) (`173 m` for 100 sqrt 3)
-_ELEVATION = re.compile(r"\b(?:angles? of (?:elevation|depression)|elevation|depression|shadow)\b", re.I)
-_THIRTY_OR_SIXTY = re.compile(r"\b(?:30|60)\s*(?:°|\^\s*\{?\\circ\}?|degrees?\b)", re.I)
+# a height or distance from a 30° or 60° angle of elevation, or along a bearing of 030° (`52.0 km` north of the start for
+# 60 km on a bearing of 030°): the exact value carries sqrt(3) (`173 m` for 100 sqrt 3)
+_ELEVATION = re.compile(
+    r"\b(?:angles? of (?:elevation|depression)|elevation|depression|shadow|bearings?)\b", re.I
+)
+_THIRTY_OR_SIXTY = re.compile(r"\b0?(?:30|60)\s*(?:°|\^\s*\{?\\circ\}?|degrees?\b)", re.I)
 
 
 def root_three_angle(problem: str, answer: str) -> bool:
