@@ -175,6 +175,9 @@ LABELS_T4 = [DATA / "rule_labels_T4.jsonl"]
 LABELS_U4 = [DATA / "rule_labels_U4.jsonl"]
 LABELS_V4 = [DATA / "rule_labels_V4.jsonl"]
 LABELS_W4 = [DATA / "rule_labels_W4.jsonl"]
+# keys that state one value in a file's dress (scripts, units and counters, Unicode fractions, bold and LaTeX wrappers,
+# answer sentences) and keys that give their value before bracketed working (2026-12-01, pre-registered classes)
+LABELS_X4 = [DATA / "rule_labels_X4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -249,6 +252,7 @@ SETS = {
     "U4": LABELS_U4,
     "V4": LABELS_V4,
     "W4": LABELS_W4,
+    "X4": LABELS_X4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

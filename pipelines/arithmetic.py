@@ -372,3 +372,52 @@ def asked_equation(problem: str) -> tuple[str, str | None] | None:
         if shown.count("=") == 1:
             return shown, solve.group("var")
     return None
+
+
+# Chinese numerals (`一千八百二十七`, `三萬六千`, `三分之二`): digits, the units within a myriad, the myriads
+_CN_DIGITS = {
+    c: i
+    for i, s in enumerate(
+        ("零〇", "一壹", "二两兩贰貳", "三叁參", "四肆", "五伍", "六陆陸", "七柒", "八捌", "九玖")
+    )
+    for c in s
+}
+_CN_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+_CN_MYRIADS = {"万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8}
+# `N分之M` is M/N; the classical `N分步之M` names the unit between (12/35 of a bu)
+_CN_FRACTION = re.compile(r"(.+?)分[\u4e00-\u9fff]?之(.+)")
+
+
+def chinese_number(text: str) -> Fraction | None:
+    """The value of a whole Chinese numeral or a fraction written `N分之M`, or None for anything else: a run of
+    bare digits (`一二三`, a date's `二〇二四`), a unit without a number after a digit run, mixed units (`六尺五寸`)."""
+    fraction = _CN_FRACTION.fullmatch(text)
+    if fraction:
+        den, num = (chinese_number(part) for part in fraction.groups())
+        return num / den if den and num is not None and "分" not in fraction.group(2) else None
+    if not text or any(c not in _CN_DIGITS and c not in _CN_UNITS and c not in _CN_MYRIADS for c in text):
+        return None
+    for myriad in (
+        "亿億",
+        "万萬",
+    ):  # the largest myriad splits the numeral: `一亿二千万` is 1 x 10^8 + 2000 x 10^4
+        at = max(text.rfind(m) for m in myriad)
+        if at >= 0:
+            high = chinese_number(text[:at]) if at else None
+            low = chinese_number(text[at + 1 :]) if at + 1 < len(text) else Fraction(0)
+            if len(text) - at == 2 and text[-1] not in "零〇":
+                return None  # `一万五`: spoken for 15,000
+            return None if high is None or low is None else high * _CN_MYRIADS[text[at]] + low
+    section, unit = 0, 1
+    digit = None  # the digit waiting for its unit
+    for c in text:
+        if c in _CN_DIGITS:
+            if digit not in (None, 0) and _CN_DIGITS[c] != 0:
+                return None  # two digits side by side: a digit string, not a numeral
+            digit = _CN_DIGITS[c] if _CN_DIGITS[c] != 0 else 0 if digit is None else digit
+        else:
+            section += (1 if digit is None else digit) * _CN_UNITS[c]
+            unit, digit = _CN_UNITS[c], None
+    if digit and unit > 10 and text[-2] not in "零〇":
+        return None  # `三百五`: spoken for 350; written numerals put 零 before a lone last digit (`三百零五`)
+    return Fraction(section + (digit or 0))

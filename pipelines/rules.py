@@ -83,6 +83,7 @@ from pipelines.arithmetic import (
     asked_expression,
     asked_rounding,
     asking_sentence,
+    chinese_number,
     equation_holds,
     equation_solutions,
     evaluate,
@@ -411,6 +412,12 @@ def _at_odds_with_statement(problem: str | None, value: sympy.Expr) -> Miss | No
     return None
 
 
+# a key that is one Chinese numeral (`一千八百二十七`, `三分之二`), `得` ("gets") before it, one counter after it (`匹`,
+# `人`); never a share (`三成` is 30%, `八折` 80%) nor units mixed (`六尺五寸`)
+_CN_NUMERAL = "[零〇一二两兩三四五六七八九十百千万萬亿億壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]"
+_CN_NUMERAL_KEY = re.compile(
+    f"得?({_CN_NUMERAL}+(?:分[\\u4e00-\\u9fff]?之{_CN_NUMERAL}+)?)(?:(?![成折割]|{_CN_NUMERAL})[\\u4e00-\\u9fff])?"
+)
 # a key that gives its value, then its working in brackets (`₹600 (20% of 500 = 100, so 500 + 100 = 600)`,
 # `**2/5** ($\frac{2}{5}$ ...)`): the value comes first, with no bracket of its own
 _VALUE_THEN_WORKING = re.compile(r"([^()\n=]{1,40}?)\s*\((.*=.*)\)\s*\.?", re.S)
@@ -807,6 +814,13 @@ def parse_answer(
     raw = KEY_LABEL.sub(
         "", without_html(raw).strip()
     )  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: its label
+    numeral = _CN_NUMERAL_KEY.fullmatch(raw.strip())
+    # a lone digit (`五`) is left alone: an option `五` for `星期（ ）` is Friday, not the number 5
+    value = chinese_number(numeral.group(1)) if numeral and len(raw.strip()) > 1 else None
+    if (
+        value is not None
+    ):  # `答曰三百六十一`, `四百八十六匹`, `荅曰三分之二`: a Chinese numeral and what it counts
+        raw = str(value)
     bracketed = _VALUE_THEN_WORKING.fullmatch(raw.strip())
     worked_after = _value_then_working(bracketed, problem, units) if bracketed else None
     if (
@@ -1844,6 +1858,11 @@ def root_three_angle(problem: str, answer: str) -> bool:
     return bool(_THIRTY_OR_SIXTY.search(text))
 
 
+# a classical Chinese problem (`今有...問...`) on a circle, a cone of grain or a round granary: its circumference
+# (`周`), diameter (`徑`) or a round shape (`圓`, `圜`)
+_CLASSICAL_ROUND = re.compile(r"今有.*(?:周|圓|圜|徑|径).*問|今有.*問.*(?:周|圓|圜|徑|径)", re.S)
+
+
 def circle_without_pi(problem: str, answer: str) -> bool:
     """Does a word problem ask a circle's length or area (or a sphere's, cylinder's or cone's, named in the asking
     sentence, not as a ratio or a count) while neither it nor the key writes pi? A statement that typesets
@@ -1854,6 +1873,8 @@ def circle_without_pi(problem: str, answer: str) -> bool:
         return False
     if re.search(r"\$|\\\(|\\\[|\^|\\frac|\\sqrt|√", text):  # typeset (or unicode) mathematics
         return False
+    if _CLASSICAL_ROUND.search(text):  # the Nine Chapters' circles and cones compute with pi = 3
+        return True
     ask = asking_sentence(text)
     if not _CIRCLE_MEASURE_ASKED.search(ask):
         return False
