@@ -652,8 +652,8 @@ def worked_chain(raw: str, problem: str) -> tuple[str, Fraction] | None:
 _CURRENCY_SIGNS = re.compile(r"\\?\$|" + CURRENCY_BEFORE)
 _MARKDOWN_EMPHASIS = re.compile(r"\*\*([^*]+)\*\*|__([^_]+)__")
 _IMAGINARY = re.compile(
-    r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![A-Za-z\\])i(?![A-Za-z])"
-)
+    r"\\mathrm\{i\}|\\text\{i\}|\\operatorname\{i\}|\\mathrm\{\s*i\s*\}|(?<![^\W\d_])(?<!\\)i(?![^\W\d_])"
+)  # a letter of any script beside it makes `i` part of a word (`Gọi x`, `nhiều`), not the imaginary unit
 _SCIENTIFIC = re.compile(
     r"(\\times|\\cdot|\u00d7|\*)\s*10\s*\^|\d[eE][+-]?\d|\d\s*\$?\s*(\\[,;: ]\s*)?10\s*\^"
 )

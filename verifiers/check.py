@@ -381,6 +381,9 @@ def check(
     """
     deadline = time.monotonic() + timeout  # one budget for the first reading and any second one
     task = countdown.countdown_task(question) if isinstance(question, str) else None
+    task = task or countdown.task_from_gold(
+        gold
+    )  # `{"target": 36, "numbers": [79, 17, 60]}` as the gold itself
     if task is not None and isinstance(
         pred, str
     ):  # the answer is an equation over given numbers (verifiers.countdown)

@@ -19,6 +19,7 @@ the value is computed exactly (fractions, not floats within 1e-5); `×`, `÷`, `
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -80,6 +81,22 @@ def countdown_task(question: str | None) -> Task | None:
         return None
     numbers = tuple(int(n) for n in re.findall(r"\d+", given.group("nums")))
     return Task(numbers, int(target.group("target")))
+
+
+def task_from_gold(gold: object) -> Task | None:
+    """The task a gold stores as data, a dict or its JSON text (TinyZero's `{"target": 36, "numbers": [79, 17, 60]}`
+    written to Parquet as a string), or None when it is anything else."""
+    if isinstance(gold, str) and gold.lstrip().startswith("{"):
+        try:
+            gold = json.loads(gold)
+        except ValueError:
+            return None
+    if not isinstance(gold, dict) or not {"target", "numbers"} <= gold.keys():
+        return None
+    try:
+        return Task(tuple(int(n) for n in gold["numbers"]), int(gold["target"]))
+    except (TypeError, ValueError):
+        return None
 
 
 def task_text(numbers: list[int], target: int) -> str:

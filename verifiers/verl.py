@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifiers.countdown import task_text
+from verifiers.countdown import task_from_gold, task_text
 from verifiers.reward import dapo_reward
 from verifiers.symbolic import warmup
 
@@ -21,7 +21,7 @@ def compute_score(
     and for the logs the answer and gold as read, and `valid`: False when the gold is unusable).
 
     `ground_truth` may be a string, a list of acceptable answers, or a Countdown task as TinyZero's rows
-    store it (`{"target": 36, "numbers": [79, 17, 60]}`, judged by verifiers.countdown). Reward options
+    store it (`{"target": 36, "numbers": [79, 17, 60]}` or its JSON text, judged by verifiers.countdown). Reward options
     (max_len, cache_len, length, truncated, timeout, judge, question) come from kwargs or
     `extra_info`; `judge` is a verifiers.judge configuration dict (off by default), shown the
     `question` (or `extra_info["problem"]`).
@@ -31,11 +31,12 @@ def compute_score(
     opts.update({k: v for k, v in kwargs.items() if k in _REWARD_KWARGS})
     if opts.get("question") is None:  # the judge's prompt, and the restated-question check (verifiers.check)
         opts["question"] = (extra_info or {}).get("problem") or (extra_info or {}).get("raw_problem")
-    if isinstance(ground_truth, dict) and {"target", "numbers"} <= ground_truth.keys():
-        numbers = ground_truth["numbers"]  # TinyZero's Countdown rows: the task is the ground truth
-        numbers = numbers.tolist() if hasattr(numbers, "tolist") else list(numbers)
-        opts["question"] = task_text(numbers, int(ground_truth["target"]))
-        ground_truth = str(int(ground_truth["target"]))
+    task = task_from_gold(
+        ground_truth
+    )  # TinyZero's Countdown rows: the task is the ground truth (a dict or its JSON)
+    if task is not None:
+        opts["question"] = task_text(list(task.numbers), task.target)
+        ground_truth = str(task.target)
     if hasattr(ground_truth, "tolist") and not isinstance(ground_truth, str):  # a numpy array (pandas reads
         ground_truth = ground_truth.tolist()  # a list column so); a numpy scalar becomes its Python value
     golds = list(ground_truth) if isinstance(ground_truth, (list, tuple)) else [ground_truth]

@@ -93,6 +93,21 @@ def test_verl_takes_tinyzero_ground_truth():
     assert not wrong["acc"] and wrong["reason"] == "countdown_value"
 
 
+def test_a_task_stored_as_json_text_is_the_gold():
+    """The same task written to Parquet as a string (`'{"target": 36, "numbers": [79, 17, 60]}'`): judged as the
+    game, by `check` without a prompt and by verl's reward; the target alone is no answer, an object without
+    the numbers is no task."""
+    truth = '{"target": 36, "numbers": [79, 17, 60]}'
+    assert check("<answer>(79 - 60) + 17</answer>", truth).reason == "countdown_match"
+    assert check("<answer>36</answer>", truth).reason == "countdown_numbers"
+    assert (
+        compute_score("countdown", "<answer>60 - (79 - 17) + 38</answer>", truth)["reason"]
+        == "countdown_numbers"
+    )
+    assert compute_score("countdown", "<answer>17 + 79 - 60</answer>", truth)["acc"]
+    assert check("<answer>(79 - 60) + 17</answer>", '{"target": 36}').reason == "gold_invalid"
+
+
 @pytest.mark.parametrize(
     "prompt",
     [
