@@ -178,6 +178,9 @@ LABELS_W4 = [DATA / "rule_labels_W4.jsonl"]
 # keys that state one value in a file's dress (scripts, units and counters, Unicode fractions, bold and LaTeX wrappers,
 # answer sentences) and keys that give their value before bracketed working (2026-12-01, pre-registered classes)
 LABELS_X4 = [DATA / "rule_labels_X4.jsonl"]
+# short answers easy to misread as one number: blanks, conversions, clock times, ratios, mixed numbers, sequences,
+# roundings to the nearest ten, quiz banks in English, Indonesian, French and Spanish (2026-12-01)
+LABELS_Z4 = [DATA / "rule_labels_Z4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -253,6 +256,7 @@ SETS = {
     "V4": LABELS_V4,
     "W4": LABELS_W4,
     "X4": LABELS_X4,
+    "Z4": LABELS_Z4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}
@@ -363,6 +367,9 @@ def rounded_as_labelled(lab: dict) -> dict:
         }[
             scale.group(1).lower()
         ]  # the longer names first: R4's `nearest hundred thousand` is not `nearest hundred`
+    written = re.search(r"nearest (10+)\b", lab["rounding"])
+    if places is None and written:  # Z4's `to the nearest 10`: the place written in digits
+        places = -(len(written.group(1)) - 1)
     value = sympy.sympify(lab["exact_value"])
     if places is None and re.search(
         r"integ(?:er|ral) part|truncat|\bfloor\b|rounded? down", lab["rounding"], re.I
@@ -376,7 +383,12 @@ def rounded_as_labelled(lab: dict) -> dict:
     if places is None:
         return lab
     unit = sympy.Rational(10) ** places
-    rounded = sympy.Rational(round(value.evalf(40) * unit)) / unit
+    scaled = (
+        value * unit
+    )  # half away from zero, as schools round (`45` to the nearest 10 is 50; `round` gives 40)
+    exact = scaled.is_Rational
+    scaled = scaled if exact else sympy.Rational(str(scaled.evalf(40)))
+    rounded = sympy.sign(scaled) * sympy.floor(abs(scaled) + sympy.Rational(1, 2)) / unit
     return {**lab, "exact_value": str(rounded), "exact_from": f"{lab['exact_value']} rounded as asked"}
 
 

@@ -290,9 +290,11 @@ def asked_expression(problem: str) -> tuple[str, Fraction] | None:
 
 # "Round 492 to the nearest hundred.": a rounding asked of one number, whose result is exact
 _ASKS_ROUNDING = re.compile(
-    r"^round\s+\$?(?P<num>-?\d[\d,]*(?:\.\d+)?)\$?\s+to\s+the\s+nearest\s+"
-    r"(?P<place>ten\s+thousand|hundred\s+thousand|million|thousand|hundred|ten|whole\s+number|one|tenth|hundredth|thousandth)"
-    r"\s*[.?]?\s*$",
+    # `Round 492 to the nearest hundred.`, `17 rounded off to the nearest 10 is.`
+    r"^(?:round\s+\$?(?P<num>-?\d[\d,]*(?:\.\d+)?)\$?\s+to|\$?(?P<num2>-?\d[\d,]*(?:\.\d+)?)\$?\s+rounded(?:\s+off)?\s+to)"
+    r"\s+the\s+nearest\s+"
+    r"(?P<place>ten\s+thousand|hundred\s+thousand|million|thousand|hundred|ten|whole\s+number|one|tenth|hundredth|thousandth|10+)"
+    r"(?:\s+is)?\s*[.?]?\s*$",
     re.I,
 )
 _PLACES = {"million": -6, "hundred thousand": -5, "ten thousand": -4, "thousand": -3, "hundred": -2, "ten": -1,
@@ -302,11 +304,19 @@ _PLACES = {"million": -6, "hundred thousand": -5, "ten thousand": -4, "thousand"
 def asked_rounding(problem: str) -> tuple[str, Fraction] | None:
     """(the rounding as written, its exact result) when the asking sentence rounds one number (halves go up, as
     school rounding does): `Round 492 to the nearest hundred.` is 500."""
-    m = _ASKS_ROUNDING.match(asking_sentence(problem))
+    asked = asking_sentence(problem)
+    said = sentences(problem)
+    while len(said) >= 2 and re.match(
+        r"\(?[a-eA-E]\s*[:.)]", said[-1]
+    ):  # `... nearest 10 is. a: 10 b: 20 c: 17`
+        said.pop()
+        asked = said[-1]
+    m = _ASKS_ROUNDING.match(asked)
     if m is None:
         return None
-    number = Fraction(m.group("num").replace(",", ""))
-    unit = Fraction(10) ** -_PLACES[" ".join(m.group("place").lower().split())]
+    number = Fraction((m.group("num") or m.group("num2")).replace(",", ""))
+    place = " ".join(m.group("place").lower().split())
+    unit = Fraction(10) ** (len(place) - 1 if place.isdigit() else -_PLACES[place])  # `nearest 10`: a ten
     steps = abs(number) / unit
     rounded = (
         (steps.numerator * 2 + steps.denominator) // (2 * steps.denominator) * unit

@@ -414,6 +414,10 @@ def _at_odds_with_statement(problem: str | None, value: sympy.Expr) -> Miss | No
 
 # a key that is one Chinese numeral (`一千八百二十七`, `三分之二`), `得` ("gets") before it, one counter after it (`匹`,
 # `人`); never a share (`三成` is 30%, `八折` 80%) nor units mixed (`六尺五寸`)
+_PLACE_VALUE_KEY = re.compile(
+    r"-?\d+\s+(?:ones|tens|hundreds|thousands|ten thousands|hundred thousands|millions|tenths|hundredths|thousandths)",
+    re.I,
+)
 _CN_NUMERAL = "[零〇一二两兩三四五六七八九十百千万萬亿億壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]"
 _CN_NUMERAL_KEY = re.compile(
     f"得?({_CN_NUMERAL}+(?:分[\\u4e00-\\u9fff]?之{_CN_NUMERAL}+)?)(?:(?![成折割]|{_CN_NUMERAL})[\\u4e00-\\u9fff])?"
@@ -814,6 +818,10 @@ def parse_answer(
     raw = KEY_LABEL.sub(
         "", without_html(raw).strip()
     )  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: its label
+    if _PLACE_VALUE_KEY.fullmatch(
+        raw.strip()
+    ):  # `0 ones`, `4 hundreds`: a digit and its place (400), or a place named
+        return Miss("a digit and its place (`4 hundreds` is 400): the value depends on what is asked")
     numeral = _CN_NUMERAL_KEY.fullmatch(raw.strip())
     # a lone digit (`五`) is left alone: an option `五` for `星期（ ）` is Friday, not the number 5
     value = chinese_number(numeral.group(1)) if numeral and len(raw.strip()) > 1 else None
@@ -1304,6 +1312,9 @@ _AS_A_SUM = re.compile(
 )
 
 
+_EXPANDED_FORM = re.compile(r"\bexpanded (?:form|notation)\b", re.I)
+
+
 def non_integer_form_asked(problem: str) -> str | None:
     """The form a statement's answer instruction names that no integer has (or a function asked), else None."""
     for m in _ANSWER_INSTRUCTION.finditer(problem or ""):
@@ -1323,6 +1334,10 @@ def non_integer_form_asked(problem: str) -> str | None:
         asking_sentence(problem or "") or ""
     ):  # `Exprime 23 comme somme de carrés.`: a representation
         return "a representation (a sum or a product of terms)"
+    if _EXPANDED_FORM.search(problem or "") and not re.search(
+        r"\bstandard form\b|\bwhat number\b", problem, re.I
+    ):
+        return "a representation (the expanded form of a number)"  # `Write 4,508 in expanded form`: 4000 + 500 + 8
     if _IN_TERMS_OF.search(problem or ""):
         return "an expression (in terms of other quantities)"
     if inequality_solution_asked(problem):
@@ -1850,6 +1865,49 @@ _ELEVATION = re.compile(
 _THIRTY_OR_SIXTY = re.compile(r"\b0?(?:30|60)\s*(?:°|\^\s*\{?\\circ\}?|degrees?\b)", re.I)
 
 
+# a sequence to continue or complete (`2, 4, 8, ___`, `3, 6, __, 12`): at least three numbers and one blank in one run
+_TERM = r"-?\d+(?:\.\d+)?"
+_BLANK = r"_{2,}|\?|\(\s*\)|□"
+_SEQUENCE = re.compile(rf"(?<![\d.,])(?:{_TERM}|{_BLANK})(?:\s*,\s*(?:{_TERM}|{_BLANK})){{3,}}")
+
+
+def _regular(terms: list[Fraction]) -> bool:
+    """Does a simple rule give every term, with terms to spare beyond what fixes it: a constant k-th difference
+    (a polynomial of degree k <= 3, k + 3 terms at least), a constant ratio (4 terms), each term the sum of the two
+    before (5 terms), or differences with a constant ratio (5 terms)?"""
+    n = len(terms)
+    row = terms
+    for degree in range(4):
+        if n >= degree + 3 and len(set(row)) == 1:
+            return True
+        row = [b - a for a, b in zip(row, row[1:], strict=False)]
+    if n >= 4 and all(terms) and len({b / a for a, b in zip(terms, terms[1:], strict=False)}) == 1:
+        return True
+    if n >= 5 and all(terms[i] == terms[i - 1] + terms[i - 2] for i in range(2, n)):
+        return True
+    steps = [b - a for a, b in zip(terms, terms[1:], strict=False)]
+    return n >= 5 and all(steps) and len({b / a for a, b in zip(steps, steps[1:], strict=False)}) == 1
+
+
+def sequence_miss(problem: str, value: sympy.Expr) -> Miss | None:
+    """A Miss when the statement is a sequence with one blank (`3, 3, 4, 8, 10, 36, ___`) and no simple rule of its
+    terms, the key put in the blank, holds: a few terms fit many rules, and an aptitude puzzle's key is only one of
+    them (a solver must confirm it). None when a simple rule gives the key, or when the statement is no sequence."""
+    for run in _SEQUENCE.finditer(problem or ""):
+        items = [x.strip() for x in run.group(0).split(",")]
+        blanks = [i for i, x in enumerate(items) if not re.fullmatch(_TERM, x)]
+        if len(blanks) != 1:
+            continue
+        terms = [Fraction(x) if i != blanks[0] else Fraction(str(value)) for i, x in enumerate(items)]
+        if _regular(terms):
+            return None
+        return Miss(
+            "a sequence to continue: no simple rule of its terms (a constant difference or ratio, a polynomial, "
+            "the sum of the two before) gives the key; many rules fit a few terms, a solver must confirm it"
+        )
+    return None
+
+
 def root_three_angle(problem: str, answer: str) -> bool:
     """Does a height-and-distance problem at 30° or 60° have a key with no root (`173 m` for `100\\sqrt{3}` m)?"""
     text = problem or ""
@@ -1967,6 +2025,8 @@ def apply_rules(
         contradicted = key_contradicted(problem, v)
         if contradicted is not None:
             return contradicted
+    if v.is_Rational and (irregular := sequence_miss(problem, v)) is not None:
+        return irregular
     if v.is_Rational and (converted_key := conversion_miss(problem, v)) is not None:
         return converted_key
     if v.is_Rational and (other := _compared_pick(problem)) is not None and v in other[1] and v != other[0]:
