@@ -181,6 +181,9 @@ LABELS_X4 = [DATA / "rule_labels_X4.jsonl"]
 # short answers easy to misread as one number: blanks, conversions, clock times, ratios, mixed numbers, sequences,
 # roundings to the nearest ten, quiz banks in English, Indonesian, French and Spanish (2026-12-01)
 LABELS_Z4 = [DATA / "rule_labels_Z4.jsonl"]
+# Chinese, Japanese and Korean sources: the Nine Chapters, Korean banking and word-problem sets, JMMLU, SPI aptitude,
+# the 2024 Korean CSAT (2026-12-01)
+LABELS_Y4 = [DATA / "rule_labels_Y4.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -257,6 +260,7 @@ SETS = {
     "W4": LABELS_W4,
     "X4": LABELS_X4,
     "Z4": LABELS_Z4,
+    "Y4": LABELS_Y4,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -1005,6 +1005,40 @@ _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
 _CIRCLED_LABEL = re.compile(r"^\s*[" + _CIRCLED + r"]\s*")
 
 
+# options numbered at the end of a statement, circled (`① 6 ② 7 ③ 8 ④ 9 ⑤ 10`) or bracketed as an exam's LaTeX sets
+# them (`\text{(1) 6}\\ \text{(2) 7}\\ ...`): a key `1` names option 1, never the value 1
+_NUMBERED_LABEL = re.compile(r"(?:\\text\s*\{\s*)?(?:\((?P<n>[1-9])\)|(?P<c>[①-⑨]))")
+_NUMBERED_JUNK = re.compile(r"\\end\s*\{array\}|\\\\|\$")
+
+
+def _unwrapped(content: str) -> str:
+    """An option's text without the `\\text{` label wrapper's own braces (`6}`, `} -\\frac{1}{4}`)."""
+    content = _NUMBERED_JUNK.sub(" ", content).strip()
+    while content.count("}") > content.count("{") and (content.startswith("}") or content.endswith("}")):
+        content = content[1:] if content.startswith("}") else content[:-1]
+        content = content.strip()
+    return content
+
+
+def numbered_choices(text: str) -> tuple[str, dict[str, str]] | None:
+    """(stem, {letter: circled label + option}) when the statement ends with four or five options numbered in order
+    (1)-(4)/(5) or ①-④/⑤, each a short value (not a part of the problem: no question in it); else None."""
+    labels = list(_NUMBERED_LABEL.finditer(text))
+    for first in range(len(labels) - 3):
+        run = labels[first:]
+        numbers = [int(m["n"]) if m["n"] else _CIRCLED.index(m["c"]) + 1 for m in run]
+        if numbers not in ([1, 2, 3, 4], [1, 2, 3, 4, 5]):
+            continue
+        ends = [m.start() for m in run[1:]] + [len(text)]
+        contents = [clean_choice(_unwrapped(text[m.end() : end])) for m, end in zip(run, ends, strict=True)]
+        if any(not c or len(c) > 40 or re.search(r"[?？]|求|find|compute", c, re.I) for c in contents):
+            return None
+        return clean_text(text[: run[0].start()]), {
+            "ABCDE"[i]: _CIRCLED[i] + " " + c for i, c in enumerate(contents)
+        }
+    return None
+
+
 def _circled_choice(answer: str, choices: dict[str, str]) -> str | None:
     """Choices labelled `① ... / ② ...` (Korean, Japanese, Chinese banks) keyed by a number: the key `4` names ④,
     never a choice that holds the number 4. The letter of that choice, or None when the labels are not circled."""
@@ -1035,6 +1069,11 @@ _TICKED = re.compile(r"^\s*(?:[-*+]\s+)?\[[xX]\]\s*")
 _STATEMENT_OPTION = re.compile(
     r"(?<![<>!=])=(?!=)(?<!^[A-Za-z] =)(?<!^[A-Za-z]=)|[<>≤≥≠]|\\(?:le|ge|leq|geq|neq|lt|gt)\b"
 )
+
+
+# an option that is an unevaluated sum of plain numbers (`200 + 450 + 200` for "which expression is the closest
+# estimate"): the question asks for that form, not its value (`2 + \sqrt{3}` is a value and stays one)
+_ARITHMETIC_OPTION = re.compile(r"\s*\$?\s*\d+(?:\.\d+)?(?:\s*[-+×*÷]\s*\d+(?:\.\d+)?)+\s*\$?\s*")
 
 
 # a key that names its option first and explains after (`The correct answer is **C**. The Constant Rule states ...`)
@@ -1172,7 +1211,7 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         info["stated_answer_removed"] = stated.group(0).strip()
 
     # multiple choice
-    mc = find_choices(text)
+    mc = find_choices(text) or numbered_choices(text)
     info["multiple_choice"] = mc is not None
     # an options line not read as choices: what the key names is unknown
     if mc is None and _OPTION_LINE_START.search(text):
@@ -1193,7 +1232,12 @@ def classify(record: dict, *, reject_diagrams: bool = False, mc_to_open: bool = 
         info["choice"] = letter
         if _CHOICE_DEPENDENT.search(stem):
             reasons.append("choice_dependent")
-        elif letter is None or letter not in choices or _STATEMENT_OPTION.search(choices[letter]):
+        elif (
+            letter is None
+            or letter not in choices
+            or _STATEMENT_OPTION.search(choices[letter])
+            or _ARITHMETIC_OPTION.fullmatch(_CIRCLED_LABEL.sub("", choices[letter]))
+        ):
             # (`(+3) + (–7) + (–1) = (–5)` for "which operation does the model show?": the option is a statement)
             reasons.append("mc_unresolved")
         elif not mc_to_open:

@@ -144,7 +144,10 @@ _OVER = re.compile(r"^(?:(\d+)\s+and\s+)?(\d+)\s+over\s+(\d+)$")
 # keyed option's own value (an exam's numbers are chosen to come out whole)
 _COMPOUNDED = re.compile(
     r"\bcompound(?:ed)?\s+interest\b|\bcompounded\s+(?:annually|semi-?annually|half-?yearly|quarterly|monthly|weekly|"
-    r"daily|yearly|every)\b|\binterest\b[^.?]{0,80}\bcompounded\b",
+    r"daily|yearly|every)\b|\binterest\b[^.?]{0,80}\bcompounded\b"
+    # the same in the languages of the sources (Korean 복리, Chinese 复利, Japanese 複利, Spanish, Portuguese, French,
+    # German, Indonesian)
+    r"|복리|复利|複利|\binterés compuesto\b|\bjuros compostos\b|\bintérêts? composés?\b|\bzinseszins\w*|\bbunga majemuk\b",
     re.IGNORECASE,
 )
 # what a compound-interest question asks when its key is no amount: the rate or the time (`What is the minimal
@@ -421,6 +424,10 @@ _PLACE_VALUE_KEY = re.compile(
 _CN_NUMERAL = "[零〇一二两兩三四五六七八九十百千万萬亿億壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]"
 _CN_NUMERAL_KEY = re.compile(
     f"得?({_CN_NUMERAL}+(?:分[\\u4e00-\\u9fff]?之{_CN_NUMERAL}+)?)(?:(?![成折割]|{_CN_NUMERAL})[\\u4e00-\\u9fff])?"
+)
+# a whole number and a fraction of the same unit (`一百二十步、九分步之五`, `人得一錢、二十一分錢之四`: each gets 1 4/21 qian)
+_CN_MIXED_KEY = re.compile(
+    f"(?:人)?得?({_CN_NUMERAL}+)((?:(?!{_CN_NUMERAL})[\\u4e00-\\u9fff])?)、({_CN_NUMERAL}+分((?:(?!{_CN_NUMERAL})[\\u4e00-\\u9fff])?)之{_CN_NUMERAL}+)"
 )
 # a key that gives its value, then its working in brackets (`₹600 (20% of 500 = 100, so 500 + 100 = 600)`,
 # `**2/5** ($\frac{2}{5}$ ...)`): the value comes first, with no bracket of its own
@@ -822,9 +829,14 @@ def parse_answer(
         raw.strip()
     ):  # `0 ones`, `4 hundreds`: a digit and its place (400), or a place named
         return Miss("a digit and its place (`4 hundreds` is 400): the value depends on what is asked")
-    numeral = _CN_NUMERAL_KEY.fullmatch(raw.strip())
+    written = raw.strip().rstrip("。")
+    numeral = _CN_NUMERAL_KEY.fullmatch(written)
     # a lone digit (`五`) is left alone: an option `五` for `星期（ ）` is Friday, not the number 5
-    value = chinese_number(numeral.group(1)) if numeral and len(raw.strip()) > 1 else None
+    value = chinese_number(numeral.group(1)) if numeral and len(written) > 1 else None
+    mixed = _CN_MIXED_KEY.fullmatch(written)
+    if mixed and mixed.group(2) == mixed.group(4):  # `一百二十步、九分步之五`: 120 and 5/9 of one unit
+        whole, part = chinese_number(mixed.group(1)), chinese_number(mixed.group(3))
+        value = whole + part if whole is not None and part is not None else None
     if (
         value is not None
     ):  # `答曰三百六十一`, `四百八十六匹`, `荅曰三分之二`: a Chinese numeral and what it counts
@@ -1917,8 +1929,10 @@ def root_three_angle(problem: str, answer: str) -> bool:
 
 
 # a classical Chinese problem (`今有...問...`) on a circle, a cone of grain or a round granary: its circumference
-# (`周`), diameter (`徑`) or a round shape (`圓`, `圜`)
-_CLASSICAL_ROUND = re.compile(r"今有.*(?:周|圓|圜|徑|径).*問|今有.*問.*(?:周|圓|圜|徑|径)", re.S)
+# (`周`, `週`), diameter (`徑`, `逕`) or a round shape (`圓`, `圜`)
+_CLASSICAL_ROUND = re.compile(
+    r"今有.*(?:周|週|圓|圜|徑|径|逕|弧田|宛田).*問|今有.*問.*(?:周|週|圓|圜|徑|径|逕|弧田|宛田)", re.S
+)  # also a curved or arc-shaped field (`宛田`, `弧田`), whose rules are approximations
 
 
 def circle_without_pi(problem: str, answer: str) -> bool:

@@ -127,6 +127,7 @@ NON_INTEGER_FLOOR = {
     "N4": 0.0,  # no exact non-integer key
     "P4": 0.8,  # 11/12
     "Q4": 0.1,  # 1/10: JEEBench and SciEval decimals (a solver's, by design), MathQA programs printing floats
+    "Y4": 0.65,  # 14/20: Korean word-problem decimals written `2.10` (a solver's), the LLM's
     "Z4": 0.5,  # 7/13: sequence puzzles' decimal terms (deferred: a solver must confirm them), `3 1/2` blanks
     "X4": 0.3,  # 11/34: Japanese SPI and Vietnamese worked solutions, classical Chinese mixed units (`二觔八兩`), the LLM's
     "V4": 0.15,  # 6/34: worked trigonometry and physics solutions, French problem sheets in prose (the LLM's)
@@ -745,6 +746,7 @@ ALL_SETS = [
     "W4",
     "X4",
     "Z4",
+    "Y4",
 ]
 # sets of 150 labels or more (old, new, S2, L, O3, B4, J4, L4 and P4 have their own floors below)
 SIZED_SETS = set(ALL_SETS) - {"old", "new", "S2", "L", "O3", "B4", "J4", "L4", "P4"}
