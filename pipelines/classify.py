@@ -1055,10 +1055,11 @@ def _circled_choice(answer: str, choices: dict[str, str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-# a key's own label, in the languages of the sources (`Answer: 12`, `Đáp án: 100`, `Resposta: (C) 4`, `답 : 5`)
+# a key's own label, in the languages of the sources (`Answer: 12`, `Đáp án: 100`, `Resposta: (C) 4`, `답 : 5`,
+# classical Chinese `答曰` "the answer says"); `#### 27`: GSM8K's answer marker alone, without its solution
 KEY_LABEL = re.compile(
     r"^(?:(?:Đáp án|Đáp số|(?:Final\s+)?Answer|Ans|Odpowiedź|Respuesta|Resposta|Réponse|Antwort|Lösung|Jawaban|Ответ|Cevap|答案|答え|答|"
-    r"정답|답)\s*[:：]|[答荅]曰\s*[:：]?|####(?=\s*[-$\d]))\s*",  # `答曰`: classical Chinese "the answer says"  # `#### 27`: GSM8K's answer marker alone, without its solution
+    r"정답|답)\s*[:：]|[答荅]曰\s*[:：]?|####(?=\s*[-$\d]))\s*",
     re.I,
 )
 # a markdown checklist's ticked item (`* [x] 3`): the option chosen

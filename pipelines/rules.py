@@ -156,9 +156,8 @@ _RATE_OR_TIME_ASKED = re.compile(r"\brate\b|\bpercent(?:age)?\b|\bhow\s+(?:many|
 
 
 def _strip_outer(s: str) -> str:
-    s = (
-        s.strip().rstrip("。．").strip().strip("$").strip()
-    )  # `\(\dfrac{3}{2}\)。`: a CJK full stop ends the key
+    # `\(\dfrac{3}{2}\)。`: a CJK full stop ends the key
+    s = s.strip().rstrip("。．").strip().strip("$").strip()
     inline = re.fullmatch(r"\\\(\s*(.*?)\s*\\\)|\\\[\s*(.*?)\s*\\\]", s, re.S)
     if inline:  # `\(345.6\)`: LaTeX's inline or display delimiters around the whole key
         s = inline.group(1) if inline.group(1) is not None else inline.group(2)
@@ -203,9 +202,8 @@ def _power_depth(s: str) -> int:
     return best
 
 
-_BOLD_MATH = re.compile(
-    r"\\(?:mathbf|textbf|boldsymbol|bm)\s*\{((?:[^{}]|\{[^{}]*\})*)\}"
-)  # `\mathbf{\frac{7}{12}}`
+# bold around a value (`$\mathbf{14}$`, `\mathbf{\frac{7}{12}}`): the value
+_BOLD_MATH = re.compile(r"\\(?:mathbf|textbf|boldsymbol|bm)\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 _BASE_NUMERAL = re.compile(r"([0-9A-Fa-f]+)\s*_\s*\{?\s*(\d{1,2})\s*\}?")  # `12_5`, `1000111_{2}`, `FF_{16}`
 # a key that is one count written in combinatorics notation (the parser reads `C(100, 15)` as a function, `26P3` as a
 # product of letters)
@@ -304,9 +302,7 @@ _FULLWIDTH = str.maketrans(
     }
 )
 # a vulgar fraction (`½`, `-⅔`, `1½`) or one written with the fraction slash (`⁷⁄₁₀`, `7⁄10`)
-_VULGAR = {
-    c: unicodedata.normalize("NFKC", c).replace("\u2044", "/") for c in "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒"
-}  # `⅔`: 2/3
+_VULGAR = {c: unicodedata.normalize("NFKC", c).replace("\u2044", "/") for c in "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒"}
 _SCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
 _SLASHED = re.compile(r"([⁰¹²³⁴⁵⁶⁷⁸⁹]+|\d+)\s*\u2044\s*([₀₁₂₃₄₅₆₇₈₉]+|\d+)")
 
@@ -381,9 +377,8 @@ def _working_gives(members: list[str], value: sympy.Expr) -> list[str] | bool | 
     w)`) and is passed over: the key's own arithmetic is the proof, never a search over the statement's numbers."""
     first: list[str] = []
     for part in members:
-        part = _CURRENCY_SIGNS.sub(
-            "", re.sub(r"^[\s•*]*(?:-\s+)?", "", part).strip()
-        )  # `- ` is a bullet, `-(` a sign
+        # `- ` before a member is a bullet, `-(` a sign
+        part = _CURRENCY_SIGNS.sub("", re.sub(r"^[\s•*]*(?:-\s+)?", "", part).strip())
         if not part or re.search(r"[A-Za-zπ]", re.sub(r"\\[A-Za-z]+", "", part)):
             continue
         computed = evaluate(part, needs_operator=False)
@@ -415,12 +410,13 @@ def _at_odds_with_statement(problem: str | None, value: sympy.Expr) -> Miss | No
     return None
 
 
-# a key that is one Chinese numeral (`一千八百二十七`, `三分之二`), `得` ("gets") before it, one counter after it (`匹`,
-# `人`); never a share (`三成` is 30%, `八折` 80%) nor units mixed (`六尺五寸`)
+# a digit and its place (`0 ones`, `4 hundreds` is 400): a place named, or a value the words multiply
 _PLACE_VALUE_KEY = re.compile(
     r"-?\d+\s+(?:ones|tens|hundreds|thousands|ten thousands|hundred thousands|millions|tenths|hundredths|thousandths)",
     re.I,
 )
+# a key that is one Chinese numeral (`一千八百二十七`, `三分之二`), `得` ("gets") before it, one counter after it (`匹`,
+# `人`); never a share (`三成` is 30%, `八折` 80%) nor units mixed (`六尺五寸`)
 _CN_NUMERAL = "[零〇一二两兩三四五六七八九十百千万萬亿億壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]"
 _CN_NUMERAL_KEY = re.compile(
     f"得?({_CN_NUMERAL}+(?:分[\\u4e00-\\u9fff]?之{_CN_NUMERAL}+)?)(?:(?![成折割]|{_CN_NUMERAL})[\\u4e00-\\u9fff])?"
@@ -825,9 +821,7 @@ def parse_answer(
     raw = KEY_LABEL.sub(
         "", without_html(raw).strip()
     )  # `Đáp án: 100 (km).`, `Answer: 12`, `답 : 5`: its label
-    if _PLACE_VALUE_KEY.fullmatch(
-        raw.strip()
-    ):  # `0 ones`, `4 hundreds`: a digit and its place (400), or a place named
+    if _PLACE_VALUE_KEY.fullmatch(raw.strip()):
         return Miss("a digit and its place (`4 hundreds` is 400): the value depends on what is asked")
     written = raw.strip().rstrip("。")
     numeral = _CN_NUMERAL_KEY.fullmatch(written)
@@ -837,15 +831,13 @@ def parse_answer(
     if mixed and mixed.group(2) == mixed.group(4):  # `一百二十步、九分步之五`: 120 and 5/9 of one unit
         whole, part = chinese_number(mixed.group(1)), chinese_number(mixed.group(3))
         value = whole + part if whole is not None and part is not None else None
-    if (
-        value is not None
-    ):  # `答曰三百六十一`, `四百八十六匹`, `荅曰三分之二`: a Chinese numeral and what it counts
+    # `答曰三百六十一`, `四百八十六匹`, `荅曰三分之二`: a Chinese numeral and what it counts
+    if value is not None:
         raw = str(value)
     bracketed = _VALUE_THEN_WORKING.fullmatch(raw.strip())
     worked_after = _value_then_working(bracketed, problem, units) if bracketed else None
-    if (
-        worked_after is not None
-    ):  # `₹600 (20% of 500 = 100, so 500 + 100 = 600)`: the value its working ends in
+    # `₹600 (20% of 500 = 100, so 500 + 100 = 600)`: the value its working ends in
+    if worked_after is not None:
         return worked_after
     named = _NAMED_VALUE.fullmatch(raw.strip())
     if named and re.search(r"\d", named.group(2)) and _names_asked(named.group(1), problem or ""):
@@ -932,9 +924,8 @@ def parse_answer(
     if (
         counter and problem and re.search(r"(?:\d|몇|何)\s*" + counter.group(2), problem)
     ):  # particles follow: `몇 그루인가`, `何ページ読みましたか`
-        raw = counter.group(
-            1
-        )  # `15그루` for `몇 그루`, `120ページ` for `何ページ`: a counter the statement uses
+        # `15그루` for `몇 그루`, `120ページ` for `何ページ`: a counter the statement uses
+        raw = counter.group(1)
     chinese = _CJK_MEASURE.fullmatch(raw.strip())
     if chinese:  # `24项`, `2个`, `15厘米`: a number and the word for what it counts
         raw = chinese.group(1)
@@ -1346,10 +1337,11 @@ def non_integer_form_asked(problem: str) -> str | None:
         asking_sentence(problem or "") or ""
     ):  # `Exprime 23 comme somme de carrés.`: a representation
         return "a representation (a sum or a product of terms)"
+    # `Write 4,508 in expanded form`: 4000 + 500 + 8, not the number
     if _EXPANDED_FORM.search(problem or "") and not re.search(
         r"\bstandard form\b|\bwhat number\b", problem, re.I
     ):
-        return "a representation (the expanded form of a number)"  # `Write 4,508 in expanded form`: 4000 + 500 + 8
+        return "a representation (the expanded form of a number)"
     if _IN_TERMS_OF.search(problem or ""):
         return "an expression (in terms of other quantities)"
     if inequality_solution_asked(problem):
