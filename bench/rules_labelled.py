@@ -184,6 +184,9 @@ LABELS_Z4 = [DATA / "rule_labels_Z4.jsonl"]
 # Chinese, Japanese and Korean sources: the Nine Chapters, Korean banking and word-problem sets, JMMLU, SPI aptitude,
 # the 2024 Korean CSAT (2026-12-01)
 LABELS_Y4 = [DATA / "rule_labels_Y4.jsonl"]
+# multiple choice not lettered A-D: options in arrays keyed by index or text, numbered labels, sub-question parts
+# (JEE-style, Hindi, Korean, Turkish, aptitude banks; 2026-12-01)
+LABELS_A5 = [DATA / "rule_labels_A5.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -261,6 +264,7 @@ SETS = {
     "X4": LABELS_X4,
     "Z4": LABELS_Z4,
     "Y4": LABELS_Y4,
+    "A5": LABELS_A5,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

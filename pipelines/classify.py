@@ -887,7 +887,9 @@ def clean_text(text: str) -> str:
 
 
 # a last line of unlabelled options, as a quiz bank's separate field is joined to its stem: `Options: 5.9 / 6.0 / 5.8`
-_OPTIONS_HEADER = r"\n[ \t]*(?:Options|Choices)[ \t]*:"
+# an `Options:` header on its own line, or capitalised after the question on the same line (`... forest? Options: 845 /
+# 833`; never the prose `three options:`)
+_OPTIONS_HEADER = r"(?:\n[ \t]*(?:Options|Choices)|[ \t]+(?-i:Options|Choices))[ \t]*:"
 _OPTION_LINE_START = re.compile(_OPTIONS_HEADER, re.I)
 _OPTION_LINE = re.compile(_OPTIONS_HEADER + r"[ \t]*(?P<list>[^\n]+?)[ \t]*$", re.I)
 
@@ -1095,7 +1097,9 @@ def _key_text(answer: str) -> str:
     return KEY_LABEL.sub("", _TICKED.sub("", text))
 
 
-_UNLETTERED_OPTIONS = re.compile(r"(?m)^\s*Options\s*:\s*(?![A-Ea-e]\s*[:.)]|\d\s*[:.)]|[①-⑳])")
+_UNLETTERED_OPTIONS = re.compile(
+    r"(?m)(?:^\s*|[ \t]+(?-i:(?=Options)))Options\s*:\s*(?![A-Ea-e]\s*[:.)]|\d\s*[:.)]|[①-⑳])"
+)
 
 
 def _position_or_value(answer: str, text: str, choices: dict[str, str], letter: str) -> bool:
