@@ -17,7 +17,7 @@ import re
 import unicodedata
 from typing import Any
 
-from verifiers.forms import clean_choice, options
+from verifiers.forms import clean_choice, numbered_options, options
 from verifiers.normalize import NUMBER_WORDS, TENS_WORDS, undoubled_backslashes
 
 _PROOF = re.compile(
@@ -1007,38 +1007,16 @@ _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
 _CIRCLED_LABEL = re.compile(r"^\s*[" + _CIRCLED + r"]\s*")
 
 
-# options numbered at the end of a statement, circled (`① 6 ② 7 ③ 8 ④ 9 ⑤ 10`) or bracketed as an exam's LaTeX sets
-# them (`\text{(1) 6}\\ \text{(2) 7}\\ ...`): a key `1` names option 1, never the value 1
-_NUMBERED_LABEL = re.compile(r"(?:\\text\s*\{\s*)?(?:\((?P<n>[1-9])\)|(?P<c>[①-⑨]))")
-_NUMBERED_JUNK = re.compile(r"\\end\s*\{array\}|\\\\|\$")
-
-
-def _unwrapped(content: str) -> str:
-    """An option's text without the `\\text{` label wrapper's own braces (`6}`, `} -\\frac{1}{4}`)."""
-    content = _NUMBERED_JUNK.sub(" ", content).strip()
-    while content.count("}") > content.count("{") and (content.startswith("}") or content.endswith("}")):
-        content = content[1:] if content.startswith("}") else content[:-1]
-        content = content.strip()
-    return content
-
-
 def numbered_choices(text: str) -> tuple[str, dict[str, str]] | None:
-    """(stem, {letter: circled label + option}) when the statement ends with four or five options numbered in order
-    (1)-(4)/(5) or ①-④/⑤, each a short value (not a part of the problem: no question in it); else None."""
-    labels = list(_NUMBERED_LABEL.finditer(text))
-    for first in range(len(labels) - 3):
-        run = labels[first:]
-        numbers = [int(m["n"]) if m["n"] else _CIRCLED.index(m["c"]) + 1 for m in run]
-        if numbers not in ([1, 2, 3, 4], [1, 2, 3, 4, 5]):
-            continue
-        ends = [m.start() for m in run[1:]] + [len(text)]
-        contents = [clean_choice(_unwrapped(text[m.end() : end])) for m, end in zip(run, ends, strict=True)]
-        if any(not c or len(c) > 40 or re.search(r"[?？]|求|find|compute", c, re.I) for c in contents):
-            return None
-        return clean_text(text[: run[0].start()]), {
-            "ABCDE"[i]: _CIRCLED[i] + " " + c for i, c in enumerate(contents)
-        }
-    return None
+    """(stem, {letter: circled label + option}) when the statement ends with options numbered (1)-(5) or ①-⑤
+    (`verifiers.forms.numbered_options`): a key `1` names option 1, never the value 1."""
+    found = numbered_options(text)
+    if found is None:
+        return None
+    run, contents = found
+    return clean_text(text[: run[0].start()]), {
+        "ABCDE"[i]: _CIRCLED[i] + " " + c for i, c in enumerate(contents)
+    }
 
 
 def _circled_choice(answer: str, choices: dict[str, str]) -> str | None:

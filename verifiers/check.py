@@ -405,6 +405,10 @@ def check(
             first = first or v
         return first
     number_gold = None  # a gold written as the option's number (`3` for ③), which a response may repeat
+    if (
+        question and "(1)" in question
+    ):  # `\text{(1) 6}\\ ... \text{(5) 10}`: the options numbered, read as ① ... ⑤
+        question = forms.circled_numbering(question)
     if question and "①" in question and isinstance(gold, str) and isinstance(pred, str):
         circled = forms.circled_choices(question, gold, pred)  # `① 6  ② 7 ...`: labels, not numbers
         if circled is not None:

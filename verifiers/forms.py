@@ -425,6 +425,48 @@ def parts(s: str) -> list[str] | None:
 _CIRCLED_LABELS = "①②③④⑤⑥⑦⑧⑨⑩"
 
 
+# options numbered at the end of a statement, circled (`① 6 ② 7 ③ 8 ④ 9 ⑤ 10`) or bracketed as an exam's LaTeX sets
+# them (`\\text{(1) 6}\\\\ \\text{(2) 7}\\\\ ...`): labels, not numbers
+_NUMBERED_LABEL = re.compile(r"(?:\\text\s*\{\s*)?(?:\((?P<n>[1-9])\)|(?P<c>[①-⑨]))")
+_NUMBERED_JUNK = re.compile(r"\\end\s*\{array\}|\\\\|\$")
+
+
+def _unwrapped(content: str) -> str:
+    """An option's text without the `\\text{` label wrapper's own braces (`6}`, `} -\\frac{1}{4}`)."""
+    content = _NUMBERED_JUNK.sub(" ", content).strip()
+    while content.count("}") > content.count("{") and (content.startswith("}") or content.endswith("}")):
+        content = content[1:] if content.startswith("}") else content[:-1]
+        content = content.strip()
+    return content
+
+
+def numbered_options(text: str) -> tuple[list[re.Match], list[str]] | None:
+    """(the labels, the options' texts) when a statement ends with four or five options numbered in order (1)-(4)/(5)
+    or ①-④/⑤, each a short value (not a part of the problem: no question in it); else None."""
+    labels = list(_NUMBERED_LABEL.finditer(text))
+    for first in range(len(labels) - 3):
+        run = labels[first:]
+        numbers = [int(m["n"]) if m["n"] else _CIRCLED_LABELS.index(m["c"]) + 1 for m in run]
+        if numbers not in ([1, 2, 3, 4], [1, 2, 3, 4, 5]):
+            continue
+        ends = [m.start() for m in run[1:]] + [len(text)]
+        contents = [clean_choice(_unwrapped(text[m.end() : end])) for m, end in zip(run, ends, strict=True)]
+        if any(not c or len(c) > 40 or re.search(r"[?？]|求|find|compute", c, re.I) for c in contents):
+            return None
+        return run, contents
+    return None
+
+
+def circled_numbering(text: str) -> str:
+    """The statement with numbered options (`\\text{(2) 7}`) written with circled labels (`② 7`), one per line, so the
+    circled-option rules read them; unchanged when it has none."""
+    found = numbered_options(text)
+    if found is None or all(m["c"] for m in found[0]):
+        return text
+    run, contents = found
+    return text[: run[0].start()] + "".join(f"\n{_CIRCLED_LABELS[i]} {c}" for i, c in enumerate(contents))
+
+
 def circled_choices(question: str, gold: str, pred: str) -> tuple[str, str, str] | None:
     """A choice question whose options are labelled with circled digits (`① 6  ② 7  ③ 8  ④ 9  ⑤ 10`, Korean and
     Japanese exams) written with letters instead, in the question, the gold and the response (`답 ④` -> `답 (D)`), so
