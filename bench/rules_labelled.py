@@ -187,6 +187,9 @@ LABELS_Y4 = [DATA / "rule_labels_Y4.jsonl"]
 # multiple choice not lettered A-D: options in arrays keyed by index or text, numbered labels, sub-question parts
 # (JEE-style, Hindi, Korean, Turkish, aptitude banks; 2026-12-01)
 LABELS_A5 = [DATA / "rule_labels_A5.jsonl"]
+# keys with words around or instead of a value (answer sentences, hedges, remarks) and questions about bounds:
+# challenging word problems, Brazilian and Indonesian entrance exams, Hindi textbooks (2026-12-01)
+LABELS_B5 = [DATA / "rule_labels_B5.jsonl"]
 # multiple-choice rows of E carry no exact value (labeller E followed C); a second blind labeller read
 # the value of the keyed option (or the true value where the key is wrong) from the options
 OPTION_VALUES = {"E": DATA / "rule_labels_E.mc_values.jsonl"}
@@ -265,6 +268,7 @@ SETS = {
     "Z4": LABELS_Z4,
     "Y4": LABELS_Y4,
     "A5": LABELS_A5,
+    "B5": LABELS_B5,
 }
 # --set: one set, "both" (old and new, as before D existed) or "all"
 SET_CHOICES = {name: [name] for name in SETS} | {"both": ["old", "new"], "all": list(SETS)}

@@ -567,7 +567,7 @@ _PERCENT_WORD = re.compile(
 _MONEY = re.compile(r"^\s*\$\s*(?=[-+]?\.?\d)|(?<=\d)\s*\$\s*$")
 # currency signs and codes written before an amount (`R$ 37.500`, `Rs. 750`, `₹4,50,000`, `US$ 5`): the one list, also
 # read by the rules step (pipelines.rules) off source keys
-CURRENCY_BEFORE = r"R\$|US\$|Rp\.?|Rs\.?|RS\.?|INR|USD|₹|€|£|¥|₩|₫|฿|₽|KSh|TL|shilingi"
+CURRENCY_BEFORE = r"R\$|US\$|Rp\.?|Rs\.?|RS\.?|INR|USD|GH₵|GHS|₵|₦|₱|₹|€|£|¥|₩|₫|฿|₽|KSh|TL|shilingi"
 _OTHER_CURRENCY = re.compile(
     r"^\s*(?:" + CURRENCY_BEFORE + r")\s*(?=[-\d])"
     r"|(?<=\d)\s*(?:€|₽|₩|₫|฿|TL|원|円|元|руб(?:\.|лей|ля|ль)?|đồng|shilingi|ريال|روپے)\s*$"
