@@ -306,9 +306,8 @@ def asked_rounding(problem: str) -> tuple[str, Fraction] | None:
     school rounding does): `Round 492 to the nearest hundred.` is 500."""
     asked = asking_sentence(problem)
     said = sentences(problem)
-    while len(said) >= 2 and re.match(
-        r"\(?[a-eA-E]\s*[:.)]", said[-1]
-    ):  # `... nearest 10 is. a: 10 b: 20 c: 17`
+    # options after the asking sentence (`... nearest 10 is.` / `a: 10` / `b: 20`): the sentence before them asks
+    while len(said) >= 2 and re.match(r"\(?[a-eA-E]\s*[:.)]", said[-1]):
         said.pop()
         asked = said[-1]
     m = _ASKS_ROUNDING.match(asked)
@@ -407,10 +406,8 @@ def chinese_number(text: str) -> Fraction | None:
         return num / den if den and num is not None and "分" not in fraction.group(2) else None
     if not text or any(c not in _CN_DIGITS and c not in _CN_UNITS and c not in _CN_MYRIADS for c in text):
         return None
-    for myriad in (
-        "亿億",
-        "万萬",
-    ):  # the largest myriad splits the numeral: `一亿二千万` is 1 x 10^8 + 2000 x 10^4
+    # the largest myriad splits the numeral: `一亿二千万` is 1 x 10^8 + 2000 x 10^4
+    for myriad in ("亿億", "万萬"):
         at = max(text.rfind(m) for m in myriad)
         if at >= 0:
             high = chinese_number(text[:at]) if at else None
