@@ -395,11 +395,10 @@ def rounded_as_labelled(lab: dict) -> dict:
     if places is None:
         return lab
     unit = sympy.Rational(10) ** places
-    scaled = (
-        value * unit
-    )  # half away from zero, as schools round (`45` to the nearest 10 is 50; `round` gives 40)
-    exact = scaled.is_Rational
-    scaled = scaled if exact else sympy.Rational(str(scaled.evalf(40)))
+    # half away from zero, as schools round (`45` to the nearest 10 is 50; `round` gives 40)
+    scaled = value * unit
+    if not scaled.is_Rational:
+        scaled = sympy.Rational(str(scaled.evalf(40)))
     rounded = sympy.sign(scaled) * sympy.floor(abs(scaled) + sympy.Rational(1, 2)) / unit
     return {**lab, "exact_value": str(rounded), "exact_from": f"{lab['exact_value']} rounded as asked"}
 
@@ -483,9 +482,7 @@ def rewritable(value) -> bool:
     """Our conventions give this value one integer: integer, rational, (a+b sqrt c)/d, q*pi."""
     import sympy
 
-    if (
-        not isinstance(value, sympy.Expr) or not value.is_real
-    ):  # None, or a tuple a label writes (`200, 360, 160`)
+    if not isinstance(value, sympy.Expr) or not value.is_real:  # None, or a tuple (`200, 360, 160`)
         return False
     if value.is_Rational:
         return True

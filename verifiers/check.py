@@ -381,9 +381,8 @@ def check(
     """
     deadline = time.monotonic() + timeout  # one budget for the first reading and any second one
     task = countdown.countdown_task(question) if isinstance(question, str) else None
-    task = task or countdown.task_from_gold(
-        gold
-    )  # `{"target": 36, "numbers": [79, 17, 60]}` as the gold itself
+    # or the task stored as the gold itself (`{"target": 36, "numbers": [79, 17, 60]}`)
+    task = task or countdown.task_from_gold(gold)
     if task is not None and isinstance(
         pred, str
     ):  # the answer is an equation over given numbers (verifiers.countdown)
@@ -405,9 +404,8 @@ def check(
             first = first or v
         return first
     number_gold = None  # a gold written as the option's number (`3` for ③), which a response may repeat
-    if (
-        question and "(1)" in question
-    ):  # `\text{(1) 6}\\ ... \text{(5) 10}`: the options numbered, read as ① ... ⑤
+    # `\text{(1) 6}\\ ... \text{(5) 10}`: options numbered, read as the circled ① ... ⑤ below
+    if question and "(1)" in question:
         question = forms.circled_numbering(question)
     if question and "①" in question and isinstance(gold, str) and isinstance(pred, str):
         circled = forms.circled_choices(question, gold, pred)  # `① 6  ② 7 ...`: labels, not numbers

@@ -426,7 +426,7 @@ _CIRCLED_LABELS = "①②③④⑤⑥⑦⑧⑨⑩"
 
 
 # options numbered at the end of a statement, circled (`① 6 ② 7 ③ 8 ④ 9 ⑤ 10`) or bracketed as an exam's LaTeX sets
-# them (`\\text{(1) 6}\\\\ \\text{(2) 7}\\\\ ...`): labels, not numbers
+# them (`\text{(1) 6}\\ \text{(2) 7}\\ ...`): labels, not numbers
 _NUMBERED_LABEL = re.compile(r"(?:\\text\s*\{\s*)?(?:\((?P<n>[1-9])\)|(?P<c>[①-⑨]))")
 _NUMBERED_JUNK = re.compile(r"\\end\s*\{array\}|\\\\|\$")
 

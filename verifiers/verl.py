@@ -31,9 +31,8 @@ def compute_score(
     opts.update({k: v for k, v in kwargs.items() if k in _REWARD_KWARGS})
     if opts.get("question") is None:  # the judge's prompt, and the restated-question check (verifiers.check)
         opts["question"] = (extra_info or {}).get("problem") or (extra_info or {}).get("raw_problem")
-    task = task_from_gold(
-        ground_truth
-    )  # TinyZero's Countdown rows: the task is the ground truth (a dict or its JSON)
+    # TinyZero's Countdown rows: the task is the ground truth (a dict or its JSON text)
+    task = task_from_gold(ground_truth)
     if task is not None:
         opts["question"] = task_text(list(task.numbers), task.target)
         ground_truth = str(task.target)
